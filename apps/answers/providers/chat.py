@@ -1,0 +1,138 @@
+"""The chat-model contract the answer path depends on, independent of any SDK or server."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, Protocol
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+@dataclass(frozen=True)
+class ChatUsage:
+    prompt_tokens: int
+    completion_tokens: int
+
+
+class ChatError(Exception):
+    """A chat call failed; `retryable` tells the caller whether trying again may help."""
+
+    default_retryable: ClassVar[bool] = False
+
+    def __init__(self, message: str, *, retryable: bool | None = None) -> None:
+        super().__init__(message)
+        self.retryable: bool = self.default_retryable if retryable is None else retryable
+
+
+class ChatTimeout(ChatError):
+    default_retryable = True
+
+
+class ChatUnavailable(ChatError):
+    """Connection refused, DNS failure, dropped connection or a 5xx answer."""
+
+    default_retryable = True
+
+
+class ChatBadResponse(ChatError):
+    """The server answered, but not usefully: garbage, empty, a 4xx or a schema violation."""
+
+
+class ChatModel(Protocol):
+    # The model id, recorded on every turn it serves.
+    name: str
+
+    # Declared without `async` so that an `async def ... yield` implementation matches it.
+    def stream(
+        self,
+        *,
+        messages: Sequence[ChatMessage],
+        temperature: float = 0.2,
+        max_tokens: int | None = None,
+    ) -> AsyncIterator[str]: ...
+
+    async def complete_json(
+        self,
+        *,
+        messages: Sequence[ChatMessage],
+        schema: Mapping[str, Any],
+        schema_name: str,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+    ) -> str: ...
+
+    @property
+    def last_usage(self) -> ChatUsage | None: ...
+
+
+@dataclass(frozen=True)
+class ChatSettings:
+    base_url: str
+    api_key: str
+    model: str
+    timeout_s: float = 30.0
+    first_token_timeout_s: float = 15.0
+    max_retries_before_first_token: int = 1
+
+    def __post_init__(self) -> None:
+        # Validated once here so a bad configuration fails at start-up, not mid-answer.
+        if not self.base_url.strip():
+            raise ValueError("ChatSettings.base_url must not be empty")
+        if not self.model.strip():
+            raise ValueError("ChatSettings.model must not be empty")
+        if self.timeout_s <= 0 or self.first_token_timeout_s <= 0:
+            raise ValueError("ChatSettings timeouts must be positive")
+        if self.max_retries_before_first_token < 0:
+            raise ValueError("ChatSettings.max_retries_before_first_token must be >= 0")
+
+
+_FENCED = re.compile(r"```[\w-]*[ \t]*\n?(.*?)```", re.DOTALL)
+
+
+def strip_json_fences(text: str) -> str:
+    """Return the first balanced `{...}` in a model reply, without Markdown code fences.
+
+    Small models wrap JSON in ```json fences or add chatter around it. When no object
+    closes (a truncated reply) the text from the first `{` is returned, so the caller's
+    tolerant parser still sees everything there is.
+    """
+    body = text.strip()
+    fenced = _FENCED.search(body)
+    if fenced is not None:
+        body = fenced.group(1).strip()
+    start = body.find("{")
+    if start < 0:
+        return body
+    end = _balanced_object_end(body, start)
+    return body[start:end] if end is not None else body[start:]
+
+
+def _balanced_object_end(text: str, start: int) -> int | None:
+    # Braces inside JSON strings (and escaped quotes) must not count.
+    depth = 0
+    in_string = False
+    escaped = False
+    for index in range(start, len(text)):
+        char = text[index]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return index + 1
+    return None

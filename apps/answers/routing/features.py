@@ -1,0 +1,291 @@
+"""Cheap, dependency-free text features shared by training and inference.
+
+Training hands these exact functions to scikit-learn as analyzers, and inference
+calls them again, so the two paths cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from apps.answers.routing.types import Intent
+
+# Features look at the start of the text only: enough to route, and bounded cost.
+MAX_FEATURE_CHARS = 1000
+CHAR_NGRAM_RANGE = (2, 5)
+WORD_NGRAM_RANGE = (1, 2)
+FOLLOW_UP_MAX_TOKENS = 7
+MAX_STEPS = 4
+
+_DIGITS = "۰۱۲۳۴۵۶۷۸۹٠١٢٣٤٥٦٧٨٩"
+_TRANSLATE = str.maketrans(
+    {
+        **{d: str(i % 10) for i, d in enumerate(_DIGITS)},
+        "ي": "ی",
+        "ى": "ی",
+        "ك": "ک",
+        "ة": "ه",
+        "ۀ": "ه",
+        "؟": "?",
+        "،": ",",
+        "؛": ";",
+        # Users write "می‌خواهم", "میخواهم" and "می خواهم": a space makes two of them agree.
+        "\u200c": " ",
+        "\u200d": "",
+        "ـ": "",
+    }
+)
+_DIACRITICS = re.compile("[\u064b-\u065f\u0670]")
+_SPACES = re.compile(r"\s+")
+_WORD = re.compile(r"\w+")
+_ARABIC_SCRIPT = re.compile("[\u0600-\u06ff\u0750-\u077f\u08a0-\u08ff\ufb50-\ufdff\ufe70-\ufeff]")
+
+
+def normalize_text(text: str) -> str:
+    """Casefold, unify Persian/Arabic letter variants and digits, collapse spaces."""
+    text = unicodedata.normalize("NFKC", text[:MAX_FEATURE_CHARS])
+    text = _DIACRITICS.sub("", text.translate(_TRANSLATE))
+    return _SPACES.sub(" ", text).strip().casefold()
+
+
+def detect_language(text: str) -> str:
+    """ "fa" when most letters are Arabic-script, else "en"."""
+    letters = [char for char in text[:MAX_FEATURE_CHARS] if char.isalpha()]
+    arabic = sum(1 for char in letters if _ARABIC_SCRIPT.match(char))
+    return "fa" if letters and arabic * 2 > len(letters) else "en"
+
+
+def word_tokens(normalized: str) -> list[str]:
+    return _WORD.findall(normalized)
+
+
+def word_ngrams(normalized: str) -> list[str]:
+    tokens = word_tokens(normalized)
+    low, high = WORD_NGRAM_RANGE
+    return [
+        " ".join(tokens[start : start + n])
+        for n in range(low, high + 1)
+        for start in range(len(tokens) - n + 1)
+    ]
+
+
+def char_ngrams(normalized: str) -> list[str]:
+    """Character n-grams inside space-padded words, like scikit-learn's `char_wb`."""
+    low, high = CHAR_NGRAM_RANGE
+    grams: list[str] = []
+    for word in normalized.split():
+        padded = f" {word} "
+        for n in range(low, min(high, len(padded)) + 1):
+            grams.extend(padded[start : start + n] for start in range(len(padded) - n + 1))
+    return grams
+
+
+_WH_WORDS = frozenset(
+    [
+        "what",
+        "whats",
+        "what's",
+        "who",
+        "whos",
+        "who's",
+        "when",
+        "where",
+        "which",
+        "why",
+        "how",
+        "is",
+        "are",
+        "can",
+        "do",
+        "does",
+        "چه",
+        "چی",
+        "چیه",
+        "چرا",
+        "کی",
+        "کجا",
+        "کجاست",
+        "کدام",
+        "کدوم",
+        "چند",
+        "چقدر",
+        "چطور",
+        "چطوری",
+        "چگونه",
+        "آیا",
+    ]
+)
+_HOWTO = re.compile(
+    r"\bhow (?:do|can|to|should|would)\b|\bsteps?\b|\bprocedure\b|\bprocess\b|\binstructions?\b"
+    r"|\bwalk me through\b|\bset ?up\b|\bguide\b|چطور|چگونه|مراحل|نحوه|روال|چه کار"
+)
+_COMPARE = re.compile(
+    r"\bvs\b|\bversus\b|\bdiffer|\bcompar|\bbetter\b|\bcontrast|\bpros and cons\b"
+    r"|تفاوت|فرق|مقایسه|بهتر|در مقابل|در برابر"
+)
+_SEARCH = re.compile(
+    r"\b(?:find|list|show|search|pull up|look for|documents?|docs?|files?|pdf|papers?|templates?)\b"
+    r"|لیست|فهرست|پیدا|جستجو|اسناد|مستندات|فایل|مقالات|نشون"
+)
+_SOCIAL = re.compile(
+    r"\b(?:hi|hello|hey|thanks?|thx|bye|you|your|you're|ok|okay)\b|سلام|ممنون|مرسی|خداحافظ|بخیر|تو\b"
+)
+_ENUMERATION = re.compile(r",| and | و |;")
+
+HAND_FEATURE_NAMES: tuple[str, ...] = (
+    "starts_with_wh_word",
+    "how_to_marker",
+    "comparison_marker",
+    "search_marker",
+    "social_marker",
+    "question_mark",
+    "length",
+    "enumeration",
+    "follow_up_fragment",
+)
+
+
+def hand_features(normalized: str) -> tuple[float, ...]:
+    tokens = word_tokens(normalized)
+    return (
+        float(bool(tokens) and tokens[0] in _WH_WORDS),
+        float(_HOWTO.search(normalized) is not None),
+        float(_COMPARE.search(normalized) is not None),
+        float(_SEARCH.search(normalized) is not None),
+        float(_SOCIAL.search(normalized) is not None),
+        float("?" in normalized),
+        min(len(tokens), 24) / 24,
+        min(len(_ENUMERATION.findall(normalized)), 4) / 4,
+        float(is_follow_up_fragment(normalized)),
+    )
+
+
+_FOLLOW_UP_START = re.compile(
+    r"^(?:and|also|or|but|then|so|ok and|what about|how about|same for|what if|no,? i meant?"
+    r"|i meant?|the (?:first|second|third|last|other) one|that one|for|on|in"
+    r"|و|یا|ولی|اما|پس|خب|در مورد|درباره|برای|روی|اون|همین|نه,? منظورم|منظورم)\b",
+)
+
+
+def is_follow_up_fragment(text: str) -> bool:
+    """A short message that leans on the previous turn ("and for contractors?")."""
+    normalized = normalize_text(text)
+    tokens = word_tokens(normalized)
+    if not 2 <= len(tokens) <= FOLLOW_UP_MAX_TOKENS:
+        return False
+    return _FOLLOW_UP_START.match(normalized) is not None
+
+
+# --- decomposition -------------------------------------------------------------------------
+
+_EN_COMPARE_FORMS = tuple(
+    re.compile(pattern, re.IGNORECASE)
+    for pattern in (
+        r"^(?:which|what)(?:'s| is)?\s+(?:better|faster|cheaper|safer|recommended)\b[^,:]*[,:]\s*(?P<list>.+)$",
+        r"^(?:what(?:'s| is| are) the )?(?:differences?|differnce) (?:between|of) (?P<list>.+)$",
+        r"^(?:compare|contrast|comparing)\s+(?:the\s+)?(?P<list>.+)$",
+        r"^how (?:does|do|is|are) (?P<a>.+?) (?:differ|different|compare)\w* (?:from|to|with) (?P<b>.+)$",
+        r"^what distinguishes (?P<a>.+?) from (?P<b>.+)$",
+        r"^(?P<list>.+?\s(?:vs\.?|versus)\s.+)$",
+    )
+)
+_EN_TAIL = re.compile(
+    r"\s*(?:,|\s-|\s–)\s*which\b.*$|\s+and (?:then |also )?(?:tell|explain|which|what|how|flag)\b.*$",
+    re.IGNORECASE,
+)
+_EN_ASPECT = re.compile(r"\s+(?:on|in terms of|regarding)\s+(?P<aspect>[^,]+(?:,[^,]+)*)$")
+_EN_SIDE_SEPARATOR = re.compile(
+    r"\s+(?:vs\.?|versus)\s+|\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|with|to)\s+", re.IGNORECASE
+)
+_FA_TAIL = re.compile(r"\s+و\s+(?:بعد\s+|همچنین\s+)?(?:بگو|توضیح|همچنین|کدوم|کدام)\b.*$")
+_FA_VERB = re.compile(
+    r"\s*(?:(?:را|رو)\s+)?(?:با هم\s+)?(?:مقایسه کن(?:ید)?|چه (?:فرقی|تفاوتی)(?: با هم)?"
+    r" (?:داره|دارن|دارند|دارد)|چیه|چیست)$"
+)
+_FA_LEAD = re.compile(r"^(?:(?:تفاوت|فرق|مقایسه)(?:\s+بین)?\s+|(?:کدام|کدوم)[^،,:]*[،,:]\s*)")
+_FA_ASPECT = re.compile(r"\s+(?:(?:را|رو)\s+)?از نظر\s+(?P<aspect>.+)$")
+_FA_BETTER = re.compile(r"\s+(?:بهتره|بهتر است)(?=\s|$)")
+_FA_SIDE_SEPARATOR = re.compile(r"\s*[,،]\s*|\s+(?:و|با|یا)\s+|\s+در (?:مقابل|برابر)\s+")
+_FA_OBJECT_MARKER = re.compile(r"\s+(?:را|رو)$")
+_EN_NEW_QUESTION = re.compile(
+    r"(?:,\s*|\s+)(?:and then|and also|and|also|then)\s+"
+    r"(?=(?:what|how|who|when|where|which|why|is|are|can|do|does|did|should|will)\b)"
+    r"|,\s*(?=(?:what|how|who|when|where|which|why|is|are|can|do|does|did|should|will)\b)"
+    r"|,?\s+and then\s+",
+    re.IGNORECASE,
+)
+_FA_NEW_QUESTION = re.compile(
+    r"\s*[,،]?\s*(?:و همچنین|همچنین|و بعد)\s+"
+    r"|\s*(?:[,،]|\s+و)\s+(?=(?:چه|چی|چطور|چگونه|کی|کجا|چرا|آیا|کدام|کدوم|چند|تا کی)(?:\s|$))"
+)
+_SENTENCE_END = re.compile(r"(?<=[?؟])\s+(?=\S)")
+
+
+def decompose_query(text: str, intent: Intent) -> tuple[str, ...]:
+    """Sub-questions for retrieval: one per side of a comparison, one per part of a
+    multi-part question; empty when the query is a single question."""
+    text = _SPACES.sub(" ", text[:MAX_FEATURE_CHARS]).strip()
+    if intent is Intent.CONVERSATIONAL or not text:
+        return ()
+    if intent is Intent.COMPARISON:
+        steps = comparison_steps(text)
+        if steps:
+            return steps
+    return multi_part_steps(text)
+
+
+def comparison_steps(text: str) -> tuple[str, ...]:
+    """One sub-question per compared side, or () when the sides cannot be found."""
+    core = text.rstrip(" ?؟.!")
+    if detect_language(text) == "fa":
+        return _persian_comparison_steps(core)
+    core = _EN_TAIL.sub("", core)
+    for form in _EN_COMPARE_FORMS:
+        match = form.match(core)
+        if match is None:
+            continue
+        groups = match.groupdict()
+        listed = groups.get("list") or f"{groups['a']} and {groups['b']}"
+        aspect_match = _EN_ASPECT.search(listed)
+        aspect = aspect_match.group("aspect") if aspect_match else None
+        if aspect_match:
+            listed = listed[: aspect_match.start()]
+        sides = _split_sides(_EN_SIDE_SEPARATOR, listed)
+        if aspect:
+            return tuple(f"What is the {aspect} of {side}?" for side in sides)
+        return tuple(f"What is {side}?" for side in sides)
+    return ()
+
+
+def _persian_comparison_steps(core: str) -> tuple[str, ...]:
+    core = _FA_VERB.sub("", _FA_TAIL.sub("", core))
+    core = _FA_BETTER.sub("", _FA_LEAD.sub("", core))
+    aspect_match = _FA_ASPECT.search(core)
+    if aspect_match:
+        core = core[: aspect_match.start()]
+    sides = tuple(
+        _FA_OBJECT_MARKER.sub("", side) for side in _split_sides(_FA_SIDE_SEPARATOR, core)
+    )
+    if aspect_match:
+        aspect = aspect_match.group("aspect")
+        return tuple(f"{side} از نظر {aspect} چگونه است؟" for side in sides)
+    return tuple(f"{side} چیست؟" for side in sides)
+
+
+def _split_sides(separator: re.Pattern[str], core: str) -> tuple[str, ...]:
+    sides = [side.strip(" :,،") for side in separator.split(core)]
+    sides = [side for side in sides if side]
+    return tuple(sides[:MAX_STEPS]) if len(sides) >= 2 else ()
+
+
+def multi_part_steps(text: str) -> tuple[str, ...]:
+    persian = detect_language(text) == "fa"
+    pattern = _FA_NEW_QUESTION if persian else _EN_NEW_QUESTION
+    parts = [
+        part.strip(" ,،")
+        for sentence in _SENTENCE_END.split(text)
+        for part in pattern.split(sentence)
+    ]
+    parts = [part for part in parts if len(word_tokens(part)) >= 2]
+    return tuple(parts[:MAX_STEPS]) if len(parts) >= 2 else ()

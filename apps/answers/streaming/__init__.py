@@ -1,0 +1,29 @@
+"""Pure text machinery for streamed answers: citation markers and readable pieces.
+
+No Django here, so the same code serves the WebSocket and SSE paths and is tested
+without a database.
+"""
+
+from apps.answers.streaming.citations import (
+    CitationExtractor,
+    CitationMark,
+    StreamItem,
+    TextPiece,
+    ValidatedCitations,
+    citations_validate,
+    extract_citations,
+    sentences_without_citation,
+)
+from apps.answers.streaming.coalesce import Coalescer
+
+__all__ = [
+    "CitationExtractor",
+    "CitationMark",
+    "Coalescer",
+    "StreamItem",
+    "TextPiece",
+    "ValidatedCitations",
+    "citations_validate",
+    "extract_citations",
+    "sentences_without_citation",
+]

@@ -1,0 +1,116 @@
+"""REST API for documents: upload (202 + status URL) and status."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+from django.urls import reverse
+from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.generics import ListAPIView, RetrieveAPIView
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from apps.corpus.models import Document
+from apps.corpus.parsing import UnsupportedFileType
+from apps.corpus.selectors import documents_list
+from apps.corpus.services import (
+    FileTooLarge,
+    collection_get_or_create,
+    document_schedule,
+    document_submit,
+)
+
+
+class DocumentSerializer(serializers.ModelSerializer[Document]):
+    collection = serializers.CharField(source="collection.name")
+    status_url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Document
+        fields = [
+            "id",
+            "collection",
+            "title",
+            "filename",
+            "mime_type",
+            "sha256",
+            "size_bytes",
+            "language",
+            "domain",
+            "document_type",
+            "status",
+            "progress",
+            "error_message",
+            "chunk_count",
+            "created_at",
+            "updated_at",
+            "ingested_at",
+            "status_url",
+        ]
+
+    def get_status_url(self, document: Document) -> str:
+        return reverse("api-document-detail", args=[document.pk])
+
+
+class DocumentUploadSerializer(serializers.Serializer[None]):
+    file = serializers.FileField(allow_empty_file=True)
+    collection = serializers.CharField(max_length=200, default="Default")
+    domain = serializers.CharField(max_length=100, required=False, default="")
+    document_type = serializers.CharField(max_length=100, required=False, default="")
+
+
+def _error(code: str, message: str, http_status: int) -> Response:
+    return Response({"error": {"code": code, "message": message}}, status=http_status)
+
+
+class DocumentListCreateView(ListAPIView[Document], APIView):
+    serializer_class = DocumentSerializer
+    parser_classes = [MultiPartParser, FormParser]
+
+    def get_queryset(self) -> QuerySet[Document]:
+        return documents_list()
+
+    def post(self, request: Request) -> Response:
+        upload = DocumentUploadSerializer(data=request.data)
+        try:
+            upload.is_valid(raise_exception=True)
+        except ValidationError as exc:
+            return _error("invalid_request", _first_message(exc.detail), 400)
+        data = upload.validated_data
+        try:
+            result = document_submit(
+                collection=collection_get_or_create(name=data["collection"]),
+                filename=data["file"].name,
+                data=data["file"].read(),
+                domain=data["domain"],
+                document_type=data["document_type"],
+            )
+        except UnsupportedFileType as exc:
+            return _error("unsupported_file_type", str(exc), 415)
+        except FileTooLarge as exc:
+            return _error("file_too_large", str(exc), 413)
+        if not result.unchanged:
+            document_schedule(document=result.document, wait=False)
+        body = DocumentSerializer(result.document).data
+        body["unchanged"] = result.unchanged
+        response = Response(body, status=status.HTTP_202_ACCEPTED)
+        response["Location"] = body["status_url"]
+        return response
+
+
+def _first_message(detail: object) -> str:
+    if isinstance(detail, dict):
+        field, messages = next(iter(detail.items()))
+        return f"{field}: {_first_message(messages)}"
+    if isinstance(detail, list) and detail:
+        return _first_message(detail[0])
+    return str(detail)
+
+
+class DocumentDetailView(RetrieveAPIView[Document]):
+    serializer_class = DocumentSerializer
+
+    def get_queryset(self) -> QuerySet[Document]:
+        return documents_list()

@@ -1,0 +1,154 @@
+"""Sentence-respecting, word-budgeted chunking with overlap.
+
+Chunks never cross a heading or page boundary (a citation can then name one page and
+one section), never cut a sentence unless a single sentence exceeds the budget, and
+carry the last sentences of the previous chunk as overlap.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from apps.corpus.parsing import Block
+from apps.corpus.text import (
+    detect_language,
+    estimate_tokens,
+    normalise_text,
+    split_sentences,
+    words,
+)
+
+CHUNKER_VERSION = "1"
+BLOCK_SEPARATOR = "\n\n"
+
+
+@dataclass(frozen=True)
+class ChunkDraft:
+    index: int
+    text: str
+    heading: str
+    page: int | None
+    char_start: int
+    char_end: int
+    token_count: int
+    language: str
+    embed_text: str  # what the embedder sees: title and heading give the passage its context
+    content_hash: str
+
+
+@dataclass(frozen=True)
+class _Sentence:
+    text: str
+    start: int
+    end: int
+    words: int
+
+
+@dataclass(frozen=True)
+class _Section:
+    heading: str
+    page: int | None
+    sentences: tuple[_Sentence, ...]
+
+
+def chunk_blocks(
+    *, title: str, blocks: Sequence[Block], max_words: int = 140, overlap_words: int = 25
+) -> list[ChunkDraft]:
+    drafts: list[ChunkDraft] = []
+    for section in _sections(blocks):
+        for group in _pack(section.sentences, max_words=max_words, overlap_words=overlap_words):
+            drafts.append(_draft(len(drafts), title, section, group))
+    return drafts
+
+
+def _sections(blocks: Sequence[Block]) -> Iterator[_Section]:
+    """Group consecutive blocks with the same heading and page; offsets index the joined text."""
+    offset = 0
+    current: list[_Sentence] = []
+    key: tuple[str, int | None] | None = None
+    for block in blocks:
+        text = normalise_text(block.text)
+        if not text:
+            continue
+        block_key = (block.heading or "", block.page)
+        if key is not None and block_key != key and current:
+            yield _Section(key[0], key[1], tuple(current))
+            current = []
+        key = block_key
+        current.extend(_sentences(text, offset))
+        offset += len(text) + len(BLOCK_SEPARATOR)
+    if key is not None and current:
+        yield _Section(key[0], key[1], tuple(current))
+
+
+def _sentences(text: str, offset: int) -> Iterator[_Sentence]:
+    cursor = 0
+    for sentence in split_sentences(text):
+        start = text.index(sentence, cursor)
+        cursor = start + len(sentence)
+        yield _Sentence(sentence, offset + start, offset + cursor, len(words(sentence)))
+
+
+def _pack(
+    sentences: Sequence[_Sentence], *, max_words: int, overlap_words: int
+) -> Iterator[list[_Sentence]]:
+    group: list[_Sentence] = []
+    size = 0
+    fresh = 0  # sentences in the group that are not overlap from the previous chunk
+    for sentence in _split_long(sentences, max_words):
+        if group and size + sentence.words > max_words and fresh:
+            yield group
+            group = _overlap(group, overlap_words, room=max_words - sentence.words)
+            size = sum(s.words for s in group)
+            fresh = 0
+        group.append(sentence)
+        size += sentence.words
+        fresh += 1
+    if group and fresh:
+        yield group
+
+
+def _overlap(group: list[_Sentence], overlap_words: int, *, room: int) -> list[_Sentence]:
+    tail: list[_Sentence] = []
+    size = 0
+    for sentence in reversed(group):
+        if size + sentence.words > min(overlap_words, room):
+            break
+        tail.insert(0, sentence)
+        size += sentence.words
+    return tail
+
+
+def _split_long(sentences: Sequence[_Sentence], max_words: int) -> Iterator[_Sentence]:
+    """A sentence longer than the budget (tables, lists without stops) is cut at word bounds."""
+    for sentence in sentences:
+        if sentence.words <= max_words:
+            yield sentence
+            continue
+        tokens = sentence.text.split(" ")
+        cursor = sentence.start
+        for i in range(0, len(tokens), max_words):
+            piece = " ".join(tokens[i : i + max_words])
+            yield _Sentence(piece, cursor, cursor + len(piece), len(words(piece)))
+            cursor += len(piece) + 1
+
+
+def _draft(index: int, title: str, section: _Section, group: list[_Sentence]) -> ChunkDraft:
+    text = " ".join(s.text for s in group)
+    context = " — ".join(part for part in (title, section.heading) if part)
+    embed_text = f"{context}\n{text}" if context else text
+    digest = hashlib.sha256(f"{CHUNKER_VERSION}\n{embed_text}".encode()).hexdigest()
+    return ChunkDraft(
+        index=index,
+        text=text,
+        heading=section.heading,
+        page=section.page,
+        char_start=group[0].start,
+        char_end=group[-1].end,
+        token_count=estimate_tokens(text),
+        language=detect_language(text),
+        embed_text=embed_text,
+        content_hash=digest,
+    )

@@ -1,0 +1,34 @@
+"""Document parsing: uploaded bytes in, titled blocks of plain text out.
+
+Pure Python (no Django, no database). Unicode normalisation happens later,
+in the normalisation step, so the text here is exactly what the file holds
+apart from collapsed whitespace.
+"""
+
+from .detect import detect_mime_type
+from .parse import parse_document
+from .types import (
+    SUPPORTED_MIME_TYPES,
+    Block,
+    CorruptDocument,
+    DocumentError,
+    DocumentTooLarge,
+    EmptyDocument,
+    EncryptedDocument,
+    ParsedDocument,
+    UnsupportedFileType,
+)
+
+__all__ = [
+    "SUPPORTED_MIME_TYPES",
+    "Block",
+    "CorruptDocument",
+    "DocumentError",
+    "DocumentTooLarge",
+    "EmptyDocument",
+    "EncryptedDocument",
+    "ParsedDocument",
+    "UnsupportedFileType",
+    "detect_mime_type",
+    "parse_document",
+]

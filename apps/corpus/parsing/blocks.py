@@ -1,0 +1,56 @@
+"""Helpers every parser uses to turn extracted text into `Block`s."""
+
+from __future__ import annotations
+
+from .types import Block
+
+HEADING_SEPARATOR = " > "
+
+
+def collapse_whitespace(text: str) -> str:
+    # str.split() splits on Unicode whitespace only, so ZWNJ (U+200C) and other
+    # joiners that Persian words depend on survive untouched.
+    return " ".join(text.split())
+
+
+class BlockCollector:
+    """Accumulates blocks in reading order while tracking the heading path.
+
+    Levels follow HTML: 1 is an H1. DOCX "Title" uses level 0 so that a Title
+    followed by "Heading 1" reads like a Markdown H1 followed by an H2.
+    """
+
+    def __init__(self) -> None:
+        self._path: list[tuple[int, str]] = []
+        self._blocks: list[Block] = []
+        self.headings: list[tuple[int, str]] = []
+
+    def heading(self, level: int, text: str) -> None:
+        text = collapse_whitespace(text)
+        if not text:
+            return
+        while self._path and self._path[-1][0] >= level:
+            self._path.pop()
+        self._path.append((level, text))
+        self.headings.append((level, text))
+
+    def add(self, text: str, *, page: int | None = None) -> None:
+        text = collapse_whitespace(text)
+        if text:
+            self._blocks.append(Block(text=text, page=page, heading=self.current_heading))
+
+    @property
+    def current_heading(self) -> str | None:
+        if not self._path:
+            return None
+        return HEADING_SEPARATOR.join(text for _, text in self._path)
+
+    @property
+    def blocks(self) -> tuple[Block, ...]:
+        return tuple(self._blocks)
+
+    def first_heading(self, *, level: int | None = None) -> str | None:
+        for heading_level, text in self.headings:
+            if level is None or heading_level == level:
+                return text
+        return None

@@ -1,0 +1,111 @@
+"""PDF via pypdf: one block per paragraph per page, pages numbered from 1.
+
+pypdf's plain extraction rarely emits blank lines between paragraphs, so a
+paragraph also ends after a short line that closes a sentence.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+from pypdf import PasswordType, PdfReader
+
+from .blocks import BlockCollector, collapse_whitespace
+from .types import (
+    CorruptDocument,
+    DocumentError,
+    DocumentTooLarge,
+    EncryptedDocument,
+    Extracted,
+)
+
+# Read at call time so deployments and tests can change it.
+MAX_PDF_PAGES = 2000
+# Generators such as ReportLab write "untitled" when no title was given.
+PLACEHOLDER_TITLES = frozenset({"untitled"})
+SENTENCE_END = (".", "!", "?", ":", "…", "؟")
+SHORT_LINE_SHARE = 0.6
+HYPHEN_BREAK = re.compile(r"(\w)([-\u00ad])\n(\w)")
+MAX_REASON_CHARS = 120
+
+
+def parse_pdf(data: bytes) -> Extracted:
+    try:
+        return _extract(data)
+    except DocumentError:
+        raise
+    except Exception as exc:
+        # pypdf raises its own errors but also ValueError, KeyError, ... on damaged files.
+        raise CorruptDocument(_corrupt_message(exc)) from exc
+
+
+def _extract(data: bytes) -> Extracted:
+    reader = PdfReader(io.BytesIO(data))
+    _unlock(reader)
+    _check_page_count(len(reader.pages))
+    collector = BlockCollector()
+    for number, page in enumerate(reader.pages, start=1):
+        for paragraph in split_page_text(page.extract_text() or ""):
+            collector.add(paragraph, page=number)
+    return Extracted(title=_title(reader), blocks=collector.blocks)
+
+
+def _unlock(reader: PdfReader) -> None:
+    # Many PDFs are "encrypted" only to set permissions and open with an empty password.
+    if reader.is_encrypted and reader.decrypt("") == PasswordType.NOT_DECRYPTED:
+        raise EncryptedDocument(
+            "The PDF is password-protected; remove the password and upload it again"
+        )
+
+
+def _check_page_count(pages: int) -> None:
+    if pages > MAX_PDF_PAGES:
+        raise DocumentTooLarge(
+            f"The PDF has {pages} pages; the limit is {MAX_PDF_PAGES}. "
+            "Split it and upload the parts"
+        )
+
+
+def split_page_text(text: str) -> list[str]:
+    """Paragraphs of one page's extracted text, hyphenated line breaks re-joined."""
+    lines = [line.strip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    longest = max((len(line) for line in lines), default=0)
+    paragraphs: list[list[str]] = [[]]
+    for line in lines:
+        if line:
+            paragraphs[-1].append(line)
+        if not line or _ends_paragraph(line, longest):
+            paragraphs.append([])
+    joined = (_join_lines(group) for group in paragraphs if group)
+    return [paragraph for paragraph in joined if paragraph]
+
+
+def _ends_paragraph(line: str, longest: int) -> bool:
+    return line.endswith(SENTENCE_END) and len(line) < SHORT_LINE_SHARE * longest
+
+
+def _join_lines(lines: list[str]) -> str:
+    text = HYPHEN_BREAK.sub(_rejoin_hyphen, "\n".join(lines))
+    return collapse_whitespace(text)
+
+
+def _rejoin_hyphen(match: re.Match[str]) -> str:
+    before, hyphen, after = match.groups()
+    if hyphen == "\u00ad" or after.islower():
+        return before + after  # "infor-\nmation" -> "information"
+    return before + hyphen + after  # "COVID-\n19" keeps its hyphen
+
+
+def _title(reader: PdfReader) -> str | None:
+    try:
+        raw = reader.metadata.title if reader.metadata is not None else None
+    except Exception:
+        return None  # A damaged info dictionary should not cost us the text.
+    title = collapse_whitespace(str(raw or ""))
+    return None if title.lower() in PLACEHOLDER_TITLES else title or None
+
+
+def _corrupt_message(exc: Exception) -> str:
+    reason = collapse_whitespace(str(exc))[:MAX_REASON_CHARS] or type(exc).__name__
+    return f"The PDF is damaged or incomplete and could not be read ({reason})"

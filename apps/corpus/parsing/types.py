@@ -1,0 +1,65 @@
+"""Value types and errors shared by every parser.
+
+Nothing here knows about Django: the ingestion service turns a
+`DocumentError` into a user-facing message or an HTTP status.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PDF = "application/pdf"
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+HTML = "text/html"
+MARKDOWN = "text/markdown"
+PLAIN_TEXT = "text/plain"
+
+SUPPORTED_MIME_TYPES: frozenset[str] = frozenset({PDF, DOCX, HTML, MARKDOWN, PLAIN_TEXT})
+
+
+@dataclass(frozen=True)
+class Block:
+    """One paragraph, list item or table row, with where it sits in the document."""
+
+    text: str
+    page: int | None
+    heading: str | None
+
+
+@dataclass(frozen=True)
+class ParsedDocument:
+    title: str
+    mime_type: str
+    blocks: tuple[Block, ...]
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """What a single-format parser returns; the dispatcher adds the fallbacks."""
+
+    title: str | None
+    blocks: tuple[Block, ...]
+
+
+class DocumentError(Exception):
+    """Base class; `str(exc)` is written for the person who uploaded the file."""
+
+
+class UnsupportedFileType(DocumentError):
+    pass
+
+
+class EmptyDocument(DocumentError):
+    pass
+
+
+class CorruptDocument(DocumentError):
+    pass
+
+
+class EncryptedDocument(DocumentError):
+    pass
+
+
+class DocumentTooLarge(DocumentError):
+    pass

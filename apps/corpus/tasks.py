@@ -1,0 +1,12 @@
+"""Background work, run by `python manage.py db_worker` (django-tasks-db)."""
+
+from __future__ import annotations
+
+from django_tasks import task
+
+from apps.corpus.services import document_process
+
+
+@task()
+def document_process_task(document_id: int) -> None:
+    document_process(document_id=document_id)

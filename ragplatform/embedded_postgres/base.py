@@ -1,0 +1,24 @@
+"""PostgreSQL backend whose server is started on the first connection."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.db.backends.postgresql import base
+
+from .server import embedded_server_ensure
+
+
+class DatabaseWrapper(base.DatabaseWrapper):
+    def get_connection_params(self) -> dict[str, Any]:
+        params: dict[str, Any] = super().get_connection_params()
+        server = embedded_server_ensure(
+            pgdata=Path(self.settings_dict["EMBEDDED_PGDATA"]),
+            # Always the main database, never NAME: the test runner creates test_<name> itself
+            # and would refuse a database that already exists.
+            database=self.settings_dict["EMBEDDED_DATABASE"],
+        )
+        params["host"] = server.socket_dir
+        params["user"] = server.user
+        return params

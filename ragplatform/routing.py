@@ -1,0 +1,5 @@
+"""WebSocket routes; the chat consumer registers here."""
+
+from django.urls import URLPattern
+
+websocket_urlpatterns: list[URLPattern] = []

