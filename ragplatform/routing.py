@@ -1,5 +1,9 @@
 """WebSocket routes; the chat consumer registers here."""
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
 
-websocket_urlpatterns: list[URLPattern] = []
+from apps.answers.consumers import ChatConsumer
+
+websocket_urlpatterns: list[URLPattern] = [
+    path("ws/chat/", ChatConsumer.as_asgi()),
+]

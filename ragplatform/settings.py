@@ -72,6 +72,7 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "ragplatform.urls"
+LOGIN_URL = "/admin/login/"
 ASGI_APPLICATION = "ragplatform.asgi.application"
 
 TEMPLATES = [
@@ -201,3 +202,14 @@ if RAG_ROUTER_CLARIFY_THRESHOLD > RAG_ROUTER_BUMP_THRESHOLD:
     )
 
 RAG_DEMO_DOCS_DIR = env_path("RAG_DEMO_DOCS_DIR", BASE_DIR / "docs" / "guide")
+RAG_MAX_QUESTION_CHARS = env_int("RAG_MAX_QUESTION_CHARS", 4000, minimum=10)
+RAG_ASKS_PER_MINUTE = env_int("RAG_ASKS_PER_MINUTE", 20, minimum=1)
+RAG_CONTEXT_BUDGET_TOKENS = env_int("RAG_CONTEXT_BUDGET_TOKENS", 1800, minimum=100)
+RAG_ROUTER = env_choice("RAG_ROUTER", "trained", ("trained", "llm"))
+RAG_ROUTER_TIMEOUT_S = env_float("RAG_ROUTER_TIMEOUT_S", 8.0, low=0.1, high=120.0)
+RAG_COMPOSER = env_choice("RAG_COMPOSER", "auto", ("auto", "extractive", "openai"))
+RAG_RERANK = env_choice("RAG_RERANK", "none", ("none", "remote"))
+RAG_RERANK_BASE_URL = env_str("RAG_RERANK_BASE_URL")
+RAG_RERANK_MODEL = env_str("RAG_RERANK_MODEL", "rerank")
+RAG_KEYWORD_SCORING = env_choice("RAG_KEYWORD_SCORING", "bm25", ("bm25", "ts_rank_cd"))
+RAG_CATEGORY_THRESHOLD = env_float("RAG_CATEGORY_THRESHOLD", 0.82, low=0.0, high=1.0)

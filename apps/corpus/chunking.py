@@ -137,7 +137,9 @@ def _split_long(sentences: Sequence[_Sentence], max_words: int) -> Iterator[_Sen
 
 def _draft(index: int, title: str, section: _Section, group: list[_Sentence]) -> ChunkDraft:
     text = " ".join(s.text for s in group)
-    context = " — ".join(part for part in (title, section.heading) if part)
+    context = " — ".join(
+        part for part in (title, _heading_below_title(section.heading, title)) if part
+    )
     embed_text = f"{context}\n{text}" if context else text
     digest = hashlib.sha256(f"{CHUNKER_VERSION}\n{embed_text}".encode()).hexdigest()
     return ChunkDraft(
@@ -152,3 +154,11 @@ def _draft(index: int, title: str, section: _Section, group: list[_Sentence]) ->
         embed_text=embed_text,
         content_hash=digest,
     )
+
+
+def _heading_below_title(heading: str, title: str) -> str:
+    """The heading path without a leading H1 that repeats the title ("Guide > Setup" -> "Setup")."""
+    if heading == title:
+        return ""
+    prefix = f"{title} > "
+    return heading[len(prefix) :] if heading.startswith(prefix) else heading

@@ -98,6 +98,7 @@ class Chunk(models.Model):
     # regconfig name used for search_vector: 'english' or 'simple' (Persian).
     search_config = models.CharField(max_length=20)
     search_vector = SearchVectorField(null=True)
+    search_length = models.PositiveIntegerField(default=0)  # lexeme occurrences, for BM25
 
     class Meta:
         ordering = ["document_id", "index"]
@@ -130,3 +131,24 @@ class Chunk(models.Model):
 
     def __str__(self) -> str:
         return f"{self.document_id}#{self.index}"
+
+
+class ChunkTerm(models.Model):
+    """Postings of the keyword index: how often each lexeme occurs in each chunk.
+
+    Filled from the chunk's tsvector at ingestion, so BM25 can read term frequencies and
+    document frequencies for just the query's lexemes instead of unnesting every match.
+    """
+
+    chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="terms")
+    lexeme = models.CharField(max_length=255)
+    tf = models.PositiveIntegerField()
+
+    class Meta:
+        indexes = [models.Index(fields=["lexeme", "chunk"], name="corpus_chunkterm_lexeme_idx")]
+        constraints = [
+            models.UniqueConstraint(fields=["chunk", "lexeme"], name="corpus_chunkterm_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.lexeme} x{self.tf} in chunk {self.chunk_id}"

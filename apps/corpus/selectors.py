@@ -29,3 +29,14 @@ def chunks_nearest(
     return chunks.annotate(distance=CosineDistance("embedding", list(embedding))).order_by(
         "distance"
     )[:limit]
+
+
+class UnknownCollection(ValueError):
+    """A filter named a collection that does not exist (the caller answers 400)."""
+
+
+def collection_ids_resolve(*, names: Sequence[str]) -> tuple[int, ...]:
+    found = dict(Collection.objects.filter(name__in=names).values_list("name", "pk"))
+    if missing := [n for n in names if n not in found]:
+        raise UnknownCollection(f"No collection named {', '.join(map(repr, missing))}")
+    return tuple(found[n] for n in names)

@@ -213,8 +213,8 @@ def _chunks_swap(
         locked.chunks.exclude(pk__in=kept_ids).delete()
         Chunk.objects.bulk_update(kept, _DRAFT_FIELDS)
         Chunk.objects.bulk_create(created, batch_size=500)
-        _search_vectors_update(locked.pk)
         _document_ready(locked, title=title, chunk_count=len(drafts), drafts=drafts)
+        _search_vectors_update(locked.pk)
     return len(kept)
 
 
@@ -245,6 +245,13 @@ def _chunk_fill(chunk: Chunk, draft: ChunkDraft) -> Chunk:
     return chunk
 
 
+def search_index_rebuild(*, document_ids: Sequence[int]) -> None:
+    """Recompute the keyword index (tsvector, lengths, postings) of these documents."""
+    for document_id in document_ids:
+        with transaction.atomic():
+            _search_vectors_update(document_id)
+
+
 def _search_vectors_update(document_id: int) -> None:
     """Title and heading weigh more than body text (weight A over B) in keyword ranking."""
     with connection.cursor() as cursor:
@@ -255,6 +262,29 @@ def _search_vectors_update(document_id: int) -> None:
                 || setweight(to_tsvector(c.search_config::regconfig, c.text), 'B')
             FROM corpus_document d
             WHERE d.id = c.document_id AND d.id = %s
+            """,
+            [document_id],
+        )
+        # Lexeme occurrences per chunk: the document length in BM25.
+        cursor.execute(
+            """
+            UPDATE corpus_chunk c SET search_length = coalesce(
+                (SELECT sum(cardinality(u.positions)) FROM unnest(c.search_vector) u), 0)
+            WHERE c.document_id = %s
+            """,
+            [document_id],
+        )
+        cursor.execute(
+            "DELETE FROM corpus_chunkterm t USING corpus_chunk c "
+            "WHERE c.id = t.chunk_id AND c.document_id = %s",
+            [document_id],
+        )
+        cursor.execute(
+            """
+            INSERT INTO corpus_chunkterm (chunk_id, lexeme, tf)
+            SELECT c.id, u.lexeme, cardinality(u.positions)
+            FROM corpus_chunk c, unnest(c.search_vector) u
+            WHERE c.document_id = %s
             """,
             [document_id],
         )

@@ -7,10 +7,13 @@ from typing import Any
 
 from django.db.backends.postgresql import base
 
+from .client import DatabaseClient
 from .server import embedded_server_ensure
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
+    client_class = DatabaseClient
+
     def get_connection_params(self) -> dict[str, Any]:
         params: dict[str, Any] = super().get_connection_params()
         server = embedded_server_ensure(

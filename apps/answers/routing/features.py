@@ -91,6 +91,7 @@ _WH_WORDS = frozenset(
         "who's",
         "when",
         "where",
+        "where's",
         "which",
         "why",
         "how",
@@ -116,31 +117,63 @@ _WH_WORDS = frozenset(
         "آیا",
     ]
 )
-_HOWTO = re.compile(
+# Small cue lexicons: general phrasing of each intent, not topics of the labelled set.
+_HOW_TO = re.compile(
     r"\bhow (?:do|can|to|should|would)\b|\bsteps?\b|\bprocedure\b|\bprocess\b|\binstructions?\b"
-    r"|\bwalk me through\b|\bset ?up\b|\bguide\b|چطور|چگونه|مراحل|نحوه|روال|چه کار"
+    r"|\bwalk me through\b|\bset(?:ting)? ?up\b|\binstall|\bconfigur|\bguide to\b|\bbest way\b"
+    r"|\bway to\b|چطور|چگونه|مراحل|نحوه|روال|چه کار|نصب|راه اندازی|فعال سازی|بهترین راه"
+)
+_FACT_QUESTION = re.compile(
+    r"\bhow (?:many|much|long|often|old)\b|\bwho\b|\bwhen\b|\bwhat (?:is|are|was|were|does)\b"
+    r"|\b(?:is|are|does|do|can) (?:the|our|we|i|it|there)\b|\bexplain\b|\btell me about\b"
+    r"|\bsummar|چقدر|چند|کیه|\bکی\b|چیه|چیست|آیا|توضیح|خلاصه"
 )
 _COMPARE = re.compile(
-    r"\bvs\b|\bversus\b|\bdiffer|\bcompar|\bbetter\b|\bcontrast|\bpros and cons\b"
-    r"|تفاوت|فرق|مقایسه|بهتر|در مقابل|در برابر"
+    r"\bvs\b|\bversus\b|\bdiffer|\bcompar|\bcontrast|\bpros and cons\b|\bdistinguish|\brank\b"
+    r"|تفاوت|فرق|مقایسه|در مقابل|در برابر|مزایا و معایب"
 )
-_SEARCH = re.compile(
-    r"\b(?:find|list|show|search|pull up|look for|documents?|docs?|files?|pdf|papers?|templates?)\b"
-    r"|لیست|فهرست|پیدا|جستجو|اسناد|مستندات|فایل|مقالات|نشون"
+_COMPARATIVE = re.compile(
+    r"\bthan\b|\b(?:better|worse|best|cheaper|faster|stricter|safer|bigger|smaller|more|less)\b"
+    r"|(?:\s|^)تر(?:ه|ین)?\b|\S{2,}تره\b|بیشتر|کمتر|بهتر"
+)
+_ALTERNATIVE = re.compile(r"\bor\b|(?:\s|^)یا\s")
+_DOCUMENT_NOUN = re.compile(
+    r"\b(?:documents?|docs?|files?|pdfs?|papers?|templates?|reports?|slides|minutes|notes|handbook"
+    r"|manual|guidelines|checklist|policies|contracts|articles|whitepapers?|playbook|records|faq)\b"
+    r"|سند|اسناد|مستندات|مدارک|فایل|گزارش|قالب|فرم|اسلاید|آیین ?نامه|دستورالعمل|دفترچه|کتابچه"
+    r"|مقاله|مقالات|صورتجلسه|بخشنامه|منشور|راهنمای"
+)
+_SEARCH_VERB = re.compile(
+    r"^(?:find|list|show|search|look for|pull up|get me|grab|give me)\b|\bwhere(?:'s| is| are| can i find)\b"
+    r"|\b(?:all|any|every|everything|anything|stuff) (?:on|about|related|mentioning|tagged)\b"
+    r"|\bwhat do we have\b|لیست|فهرست|پیدا|جستجو|نشون|بیار|هر چی|همه|چی داریم"
 )
 _SOCIAL = re.compile(
-    r"\b(?:hi|hello|hey|thanks?|thx|bye|you|your|you're|ok|okay)\b|سلام|ممنون|مرسی|خداحافظ|بخیر|تو\b"
+    r"\b(?:hi|hiya|hello|hey|yo|thanks?|thx|ty|cheers|bye|goodbye|ok|okay|cool|nice|great|awesome"
+    r"|perfect|lol|haha\w*|sorry|good (?:morning|afternoon|evening|night))\b"
+    r"|سلام|درود|ممنون|مرسی|سپاس|خداحافظ|بخیر|باشه|اوکی|ایول|دمت گرم|قربونت|خسته نباشی|ببخشید"
+)
+_ADDRESSES_ASSISTANT = re.compile(
+    r"\b(?:you|your|you're|yourself|u|bot|assistant|chatgpt)\b"
+    r"|(?:^|\s)(?:تو|ربات|اسمت|هستی|بلدی|داری|میاری|جوابت)(?:\s|\?|$)|\bمی \S+ی\b"
 )
 _ENUMERATION = re.compile(r",| and | و |;")
 
 HAND_FEATURE_NAMES: tuple[str, ...] = (
     "starts_with_wh_word",
-    "how_to_marker",
-    "comparison_marker",
-    "search_marker",
-    "social_marker",
+    "how_to",
+    "fact_question",
+    "comparison",
+    "comparative",
+    "alternative",
+    "document_noun",
+    "search_verb",
+    "social",
+    "addresses_assistant",
     "question_mark",
+    "statement",
     "length",
+    "very_short",
     "enumeration",
     "follow_up_fragment",
 )
@@ -148,14 +181,16 @@ HAND_FEATURE_NAMES: tuple[str, ...] = (
 
 def hand_features(normalized: str) -> tuple[float, ...]:
     tokens = word_tokens(normalized)
+    starts_wh = bool(tokens) and tokens[0] in _WH_WORDS
+    cues = (_HOW_TO, _FACT_QUESTION, _COMPARE, _COMPARATIVE, _ALTERNATIVE, _DOCUMENT_NOUN)
+    social = (_SEARCH_VERB, _SOCIAL, _ADDRESSES_ASSISTANT)
     return (
-        float(bool(tokens) and tokens[0] in _WH_WORDS),
-        float(_HOWTO.search(normalized) is not None),
-        float(_COMPARE.search(normalized) is not None),
-        float(_SEARCH.search(normalized) is not None),
-        float(_SOCIAL.search(normalized) is not None),
+        float(starts_wh),
+        *(float(pattern.search(normalized) is not None) for pattern in cues + social),
         float("?" in normalized),
+        float(not starts_wh and "?" not in normalized),
         min(len(tokens), 24) / 24,
+        float(len(tokens) <= 2),
         min(len(_ENUMERATION.findall(normalized)), 4) / 4,
         float(is_follow_up_fragment(normalized)),
     )
@@ -164,7 +199,9 @@ def hand_features(normalized: str) -> tuple[float, ...]:
 _FOLLOW_UP_START = re.compile(
     r"^(?:and|also|or|but|then|so|ok and|what about|how about|same for|what if|no,? i meant?"
     r"|i meant?|the (?:first|second|third|last|other) one|that one|for|on|in"
-    r"|و|یا|ولی|اما|پس|خب|در مورد|درباره|برای|روی|اون|همین|نه,? منظورم|منظورم)\b",
+    r"|و|یا|ولی|اما|پس|خب|اگه|اگر|در مورد|درباره|برای|روی|اون|همین|نه,? منظورم|منظورم)"
+    # A space or comma must follow: "on-call pay" does not start with "on".
+    r"(?=[\s,?])",
 )
 
 

@@ -59,14 +59,12 @@ def routing_decide(
 ) -> RoutingDecision:
     """Turn a classification into an action, spending more effort when unsure.
 
-    A fallback classification is answered as T1/simple, never clarified: its
-    confidence of 0 says the router failed, not that the user was unclear.
+    A fallback classification (router error or timeout) carries confidence 0 and so lands
+    in the clarify branch, as the routing policy specifies: asking is safer than guessing.
     """
     if not 0.0 <= clarify_threshold <= bump_threshold <= 1.0:
         raise ValueError("need 0 <= clarify_threshold <= bump_threshold <= 1")
     tier = _cap(classification.tier, max_tier)
-    if classification.classifier == "fallback":
-        return _decision(classification, tier, "answer", bumped=False)
     if classification.confidence < clarify_threshold:
         return _decision(classification, tier, "clarify", bumped=False)
     if classification.confidence < bump_threshold:

@@ -1,0 +1,74 @@
+"""Values passed into and out of a composer, and the contract every composer meets."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Protocol, TypeAlias
+
+from apps.answers.retrieval.types import ContextWindow
+from apps.answers.routing.types import HistoryMessage
+
+# ComposerError codes. Before any text the turn service falls back to the extractive
+# composer; after text (`MODEL_INTERRUPTED`) it keeps what was sent and marks it partial.
+MODEL_UNAVAILABLE = "model_unavailable"
+MODEL_TIMEOUT = "model_timeout"
+MODEL_INTERRUPTED = "model_interrupted"
+EMPTY_ANSWER = "empty_answer"
+
+
+@dataclass(frozen=True)
+class ComposeRequest:
+    query: str
+    intent: str  # an Intent value
+    language: str  # "en" | "fa"
+    context: ContextWindow
+    history: tuple[HistoryMessage, ...] = ()
+    # Low-confidence route: a short summary only (the document list is sent separately).
+    hybrid: bool = False
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    text: str  # raw answer text; may contain [cN] markers, which the turn pipeline strips
+
+
+@dataclass(frozen=True)
+class SupportSignal:
+    """The composer's own 0-1 estimate that its answer is supported by the sources."""
+
+    value: float
+    source: str  # how it was obtained: evidence-coverage, self-reported, marker-coverage, ...
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.value) and 0.0 <= self.value <= 1.0):
+            raise ValueError(f"support must be within [0, 1], got {self.value!r}")
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """The composer decided the documents do not answer; the text it streamed says so."""
+
+    reason: str
+
+
+ComposerEvent: TypeAlias = TextDelta | SupportSignal | Refusal
+
+
+class Composer(Protocol):
+    name: str
+
+    # Declared without `async` so that an `async def ... yield` implementation matches it.
+    # Events come in this order: TextDelta..., then at most one SupportSignal, then at
+    # most one Refusal.
+    def compose(self, request: ComposeRequest) -> AsyncIterator[ComposerEvent]: ...
+
+
+class ComposerError(Exception):
+    """Composition failed; raised before any text unless the code is `model_interrupted`."""
+
+    def __init__(self, code: str, message: str = "", *, retryable: bool = False) -> None:
+        super().__init__(message or code)
+        self.code = code
+        self.retryable = retryable

@@ -1,0 +1,57 @@
+"""The typed events of one turn, shared by the WebSocket, SSE and `manage.py ask` streams.
+
+Every event travels in one envelope: {"seq": n, "turn": id, "type": ..., "data": {...}}.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, TypedDict
+
+
+class EventType(StrEnum):
+    CLASSIFICATION = "classification"
+    SEARCH_RESULTS = "search_results"
+    CLARIFICATION = "clarification"
+    TOKEN = "token"  # noqa: S105 - an event name, not a secret
+    CITATION = "citation"
+    CONFIDENCE = "confidence"
+    FOLLOWUPS = "followups"
+    FINISHED = "finished"
+    FAILED = "failed"
+
+
+TERMINAL_EVENTS = frozenset({EventType.FINISHED, EventType.FAILED})
+
+
+class Envelope(TypedDict):
+    seq: int
+    turn: int
+    type: str
+    data: dict[str, Any]
+
+
+class FailureCode(StrEnum):
+    INVALID_REQUEST = "invalid_request"
+    RATE_LIMITED = "rate_limited"
+    CANCELLED = "cancelled"
+    MODEL_UNAVAILABLE = "model_unavailable"
+    MODEL_TIMEOUT = "model_timeout"
+    MODEL_INTERRUPTED = "model_interrupted"
+    EMPTY_ANSWER = "empty_answer"
+    INTERNAL = "internal_error"
+
+
+RETRYABLE = frozenset(
+    {
+        FailureCode.CANCELLED,
+        FailureCode.MODEL_UNAVAILABLE,
+        FailureCode.MODEL_TIMEOUT,
+        FailureCode.MODEL_INTERRUPTED,
+        FailureCode.INTERNAL,
+    }
+)
+
+
+def failed_data(code: FailureCode, message: str) -> dict[str, Any]:
+    return {"code": str(code), "message": message, "retryable": code in RETRYABLE}

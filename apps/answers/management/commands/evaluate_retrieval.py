@@ -1,0 +1,91 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from apps.answers.evaluation.beir import collection_pending, corpus_load, queries_load
+from apps.answers.evaluation.retrieval import retrieval_evaluate
+from apps.answers.retrieval.pipeline import RetrievalConfig, Retriever
+from apps.answers.retrieval.rerank import NoReranker, RemoteReranker, Reranker
+from apps.corpus.embedders import default_embedder
+from apps.corpus.search import SearchFilters
+
+
+class Command(BaseCommand):
+    help = "Load a BEIR-layout dataset through ingestion, run its queries, print nDCG@10, recall@100, MRR@10 and latency."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--dataset", required=True, type=Path)
+        parser.add_argument("--split", default="test")
+        parser.add_argument("--mode", choices=["hybrid", "dense", "keyword"], default="hybrid")
+        parser.add_argument("--rerank", choices=["none", "remote"], default="none")
+        parser.add_argument("--keyword-scoring", choices=["bm25", "ts_rank_cd"], default="bm25")
+        parser.add_argument("--rrf-k", type=int, default=60)
+        parser.add_argument("--dense-weight", type=float, default=1.0)
+        parser.add_argument("--keyword-weight", type=float, default=1.0)
+        parser.add_argument(
+            "--strategy", choices=["simple", "moderate", "complex"], default="simple"
+        )
+        parser.add_argument("--limit", type=int, default=None, help="first N queries only")
+        parser.add_argument(
+            "--workers", type=int, default=2, help="db_worker processes for loading"
+        )
+        parser.add_argument("--json", type=Path, default=None, help="write the figures here")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        dataset: Path = options["dataset"]
+        if not (dataset / "corpus.jsonl").exists():
+            raise CommandError(f"{dataset} has no corpus.jsonl (BEIR layout expected)")
+        collection = corpus_load(
+            dataset=dataset, collection_name=f"beir:{dataset.name}", workers=options["workers"]
+        )
+        if pending := collection_pending(collection):
+            self.stderr.write(f"warning: {pending} documents are not ready (see the admin)")
+        try:
+            queries = queries_load(dataset, split=options["split"])
+        except FileNotFoundError as exc:
+            raise CommandError(str(exc)) from exc
+        queries = [q for q in queries if q.relevant][: options["limit"]]
+        config = RetrievalConfig(
+            mode=options["mode"],
+            keyword_scoring=options["keyword_scoring"],
+            rrf_k=options["rrf_k"],
+            dense_weight=options["dense_weight"],
+            keyword_weight=options["keyword_weight"],
+            dense_k=200,
+            keyword_k=200,
+            final_k=200,
+        )
+        retriever = Retriever(
+            embedder=default_embedder(), config=config, reranker=_reranker(options["rerank"])
+        )
+        scores = retrieval_evaluate(
+            retriever=retriever,
+            queries=queries,
+            filters=SearchFilters(collection_ids=(collection.pk,)),
+            strategy=options["strategy"],
+        )
+        summary = scores.summary(
+            dataset=dataset.name,
+            split=options["split"],
+            mode=options["mode"],
+            keyword_scoring=options["keyword_scoring"],
+            rrf_k=options["rrf_k"],
+            rerank=options["rerank"],
+        )
+        self.stdout.write(json.dumps(summary, indent=2))
+        if options["json"]:
+            options["json"].write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+
+
+def _reranker(name: str) -> Reranker:
+    if name == "remote":
+        base = getattr(settings, "RAG_RERANK_BASE_URL", "") or settings.OPENAI_BASE_URL
+        if not base:
+            raise CommandError("--rerank remote needs RAG_RERANK_BASE_URL (or OPENAI_BASE_URL)")
+        return RemoteReranker(base_url=base, model=getattr(settings, "RAG_RERANK_MODEL", "rerank"))
+    return NoReranker()

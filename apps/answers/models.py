@@ -1,0 +1,145 @@
+"""Conversations, turns, their persisted stream events, and citations (the audit trail)."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from apps.corpus.models import Chunk, Document
+
+
+class Conversation(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    title = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return self.title or f"Conversation {str(self.id)[:8]}"
+
+
+class TurnStatus(models.TextChoices):
+    STREAMING = "streaming", "Streaming"
+    FINISHED = "finished", "Finished"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+class Turn(models.Model):
+    """One question and everything that happened answering it; written before any work starts."""
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="turns")
+    index = models.PositiveIntegerField()
+    question = models.TextField()
+    answer = models.TextField(blank=True)  # markers stripped; what the user saw
+    status = models.CharField(
+        max_length=12, choices=TurnStatus.choices, default=TurnStatus.STREAMING
+    )
+    partial = models.BooleanField(default=False)  # the answer stopped early (see error_code)
+    language = models.CharField(max_length=8, blank=True)
+    # Router
+    intent = models.CharField(max_length=32, blank=True)
+    router_confidence = models.FloatField(null=True, blank=True)
+    tier = models.CharField(max_length=2, blank=True)
+    strategy = models.CharField(max_length=10, blank=True)
+    action = models.CharField(max_length=16, blank=True)  # answer|hybrid|clarify|search|chat
+    classification = models.JSONField(default=dict, blank=True)
+    # Answer quality
+    confidence = models.FloatField(null=True, blank=True)
+    confidence_band = models.CharField(max_length=6, blank=True)
+    refused = models.BooleanField(default=False)
+    unsupported_sentences = models.PositiveIntegerField(default=0)
+    dropped_citations = models.JSONField(default=list, blank=True)
+    followups = models.JSONField(default=list, blank=True)
+    # Provenance
+    composer = models.CharField(max_length=120, blank=True)
+    fallback_reason = models.CharField(max_length=300, blank=True)
+    models_used = models.JSONField(default=dict, blank=True)
+    prompt_tokens = models.PositiveIntegerField(null=True, blank=True)
+    completion_tokens = models.PositiveIntegerField(null=True, blank=True)
+    retrieval_trace = models.JSONField(default=dict, blank=True)
+    context = models.JSONField(default=dict, blank=True)  # aliases, budget, utilisation
+    timings_ms = models.JSONField(default=dict, blank=True)
+    error_code = models.CharField(max_length=40, blank=True)
+    error_message = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["conversation_id", "index"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["conversation", "index"], name="answers_turn_unique_index"
+            ),
+            models.CheckConstraint(
+                condition=Q(confidence__isnull=True) | Q(confidence__gte=0, confidence__lte=1),
+                name="answers_turn_confidence_unit",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status=TurnStatus.FAILED) | ~Q(error_code=""),
+                name="answers_turn_failed_has_code",
+            ),
+        ]
+        indexes = [models.Index(fields=["-created_at"], name="answers_turn_created_idx")]
+
+    def __str__(self) -> str:
+        return f"Turn {self.index} of {self.conversation_id}"
+
+
+class TurnEvent(models.Model):
+    """Every event sent for a turn, in order, so a reconnecting client can replay from last_seq."""
+
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=20)
+    data = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["turn_id", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["turn", "seq"], name="answers_event_unique_seq"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.seq} {self.type}"
+
+
+class CitationKind(models.TextChoices):
+    CITED = "cited", "Cited in the answer"
+    ATTRIBUTED = "attributed", "Attributed after the answer"
+
+
+class Citation(models.Model):
+    """A source of a turn's answer. Text and source are copied so the audit survives re-ingestion."""
+
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="citations")
+    alias = models.CharField(max_length=8)
+    kind = models.CharField(max_length=12, choices=CitationKind.choices, default=CitationKind.CITED)
+    chunk = models.ForeignKey(Chunk, null=True, blank=True, on_delete=models.SET_NULL)
+    document = models.ForeignKey(Document, null=True, blank=True, on_delete=models.SET_NULL)
+    title = models.CharField(max_length=500, blank=True)
+    source_file = models.CharField(max_length=700, blank=True)
+    page = models.PositiveIntegerField(null=True, blank=True)
+    snippet = models.TextField(blank=True)
+    position = models.PositiveIntegerField(null=True, blank=True)  # offset in the answer text
+
+    class Meta:
+        ordering = ["turn_id", "alias"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["turn", "alias", "kind"], name="answers_citation_unique_alias"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"[{self.alias}] {self.title}"

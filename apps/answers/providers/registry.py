@@ -1,0 +1,91 @@
+"""The configured providers, built once per process from settings.
+
+Offline by default; with OPENAI_BASE_URL and RAG_CHAT_MODEL set, the chat model serves the
+composer (RAG_COMPOSER=auto|openai), HyDE and multi-hop bridging, and the llm router if asked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from django.conf import settings
+
+from apps.answers.composing.conversational import ConversationalResponder
+from apps.answers.composing.extractive import ExtractiveComposer
+from apps.answers.composing.openai_composer import OpenAIComposer
+from apps.answers.composing.types import Composer
+from apps.answers.providers.chat import ChatModel
+from apps.answers.providers.configured import chat_model_configured, json_chat_adapter
+from apps.answers.retrieval.pipeline import RetrievalConfig, Retriever
+from apps.answers.retrieval.rerank import NoReranker, RemoteReranker, Reranker
+from apps.answers.routing.llm import LLMClassifier
+from apps.answers.routing.trained import TrainedClassifier
+from apps.answers.routing.types import QueryClassifier
+from apps.corpus.embedders import Embedder, default_embedder
+
+
+@dataclass(frozen=True)
+class Providers:
+    embedder: Embedder
+    classifier: QueryClassifier
+    retriever: Retriever
+    composer: Composer
+    fallback_composer: Composer | None  # serves when the online composer fails before text
+    responder: Composer
+    chat: ChatModel | None
+    router_timeout_s: float
+    context_budget_tokens: int
+    bump_threshold: float
+    clarify_threshold: float
+
+
+def _reranker() -> Reranker:
+    if settings.RAG_RERANK == "remote" and settings.RAG_RERANK_BASE_URL:
+        return RemoteReranker(
+            base_url=settings.RAG_RERANK_BASE_URL,
+            model=settings.RAG_RERANK_MODEL,
+            api_key=settings.OPENAI_API_KEY,
+        )
+    return NoReranker()
+
+
+def _classifier(chat: ChatModel | None) -> QueryClassifier:
+    if settings.RAG_ROUTER == "llm" and chat is not None:
+        return LLMClassifier(json_chat_adapter(chat), timeout_s=settings.RAG_ROUTER_TIMEOUT_S)
+    return TrainedClassifier.from_artefact()
+
+
+@cache
+def providers_default() -> Providers:
+    embedder = default_embedder()
+    chat = chat_model_configured()
+    extractive = ExtractiveComposer(embedder)
+    online = chat is not None and settings.RAG_COMPOSER in ("auto", "openai")
+    composer: Composer = (
+        OpenAIComposer(chat, timeout_s=settings.RAG_CHAT_TIMEOUT_S)
+        if online and chat
+        else extractive
+    )
+    return Providers(
+        embedder=embedder,
+        classifier=_classifier(chat),
+        retriever=Retriever(
+            embedder=embedder,
+            config=RetrievalConfig(
+                keyword_scoring="ts_rank_cd"
+                if settings.RAG_KEYWORD_SCORING == "ts_rank_cd"
+                else "bm25"
+            ),
+            reranker=_reranker(),
+            chat=chat,
+        ),
+        composer=composer,
+        fallback_composer=extractive if composer is not extractive else None,
+        responder=ConversationalResponder(chat=chat),
+        chat=chat,
+        router_timeout_s=settings.RAG_ROUTER_TIMEOUT_S,
+        context_budget_tokens=settings.RAG_CONTEXT_BUDGET_TOKENS,
+        bump_threshold=settings.RAG_ROUTER_BUMP_THRESHOLD,
+        clarify_threshold=settings.RAG_ROUTER_CLARIFY_THRESHOLD,
+    )

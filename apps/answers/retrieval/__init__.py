@@ -1,0 +1,1 @@
+"""Retrieval: dense + keyword legs, fusion, optional rerank, HyDE, multi-hop, context building."""

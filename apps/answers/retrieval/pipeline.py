@@ -1,0 +1,251 @@
+"""The retrieval pipeline: variants -> legs -> fusion -> merge -> rerank -> hydrate.
+
+Configuration is validated once at construction; each stage is timed into the trace.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import Literal
+
+import numpy as np
+from asgiref.sync import sync_to_async
+
+from apps.answers.providers.chat import ChatModel
+from apps.answers.retrieval.expansion import bridging_query, hyde_passage
+from apps.answers.retrieval.fusion import candidates_merge, rrf_fuse
+from apps.answers.retrieval.rerank import NoReranker, Reranker
+from apps.answers.retrieval.types import (
+    Candidate,
+    QueryVariant,
+    RetrievalRequest,
+    RetrievalResult,
+    RetrievalTrace,
+    RetrievedChunk,
+)
+from apps.corpus.embedders import Embedder
+from apps.corpus.search import (
+    KeywordQuery,
+    KeywordScoring,
+    ScoredChunk,
+    SearchFilters,
+    chunks_dense_search,
+    chunks_hydrate,
+    chunks_keyword_search,
+)
+
+Mode = Literal["hybrid", "dense", "keyword"]
+MAX_QUERY_CHARS = 2000  # longer input is cut: no passage is that long, and it bounds the SQL
+
+
+@dataclass(frozen=True)
+class RetrievalConfig:
+    mode: Mode = "hybrid"
+    dense_k: int = 100
+    keyword_k: int = 100
+    final_k: int = 20
+    rrf_k: int = 60
+    dense_weight: float = 1.0
+    keyword_weight: float = 1.0
+    keyword_scoring: KeywordScoring = "bm25"
+    ef_search: int = 100
+    rerank_depth: int = 30
+    max_hops: int = 2
+    expansion_timeout_s: float = 8.0
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("hybrid", "dense", "keyword"):
+            raise ValueError(f"unknown retrieval mode {self.mode!r}")
+        if self.keyword_scoring not in ("bm25", "ts_rank_cd"):
+            raise ValueError(f"unknown keyword scoring {self.keyword_scoring!r}")
+        if min(self.dense_k, self.keyword_k, self.final_k, self.rrf_k, self.ef_search) < 1:
+            raise ValueError("k values and ef_search must be positive")
+        if not 1 <= self.max_hops <= 3:
+            raise ValueError("max_hops must be between 1 and 3")
+        if self.dense_weight < 0 or self.keyword_weight < 0:
+            raise ValueError("fusion weights must not be negative")
+
+
+class Retriever:
+    def __init__(
+        self,
+        *,
+        embedder: Embedder,
+        config: RetrievalConfig | None = None,
+        reranker: Reranker | None = None,
+        chat: ChatModel | None = None,
+    ) -> None:
+        self.config = config or RetrievalConfig()
+        self.embedder = embedder
+        self.reranker = reranker or NoReranker()
+        self.chat = chat
+
+    async def retrieve(self, request: RetrievalRequest) -> RetrievalResult:
+        trace = RetrievalTrace(
+            models={"embedder": self.embedder.model_id, "reranker": self.reranker.name},
+            settings={"mode": self.config.mode, "strategy": request.strategy},
+        )
+        query = request.query.strip()[:MAX_QUERY_CHARS]
+        trace.variants.append(QueryVariant("original", query))
+        lists = [await self._variant(query, request, trace, "original")]
+        if request.strategy in ("moderate", "complex"):
+            lists.extend(await self._hyde(query, request, trace))
+        candidates = candidates_merge(lists, k=self.config.rrf_k)
+        if request.strategy == "complex":
+            candidates = await self._hops(query, request, candidates, trace)
+        chunks = await self._finish(query, candidates, trace)
+        return RetrievalResult(tuple(chunks), trace)
+
+    async def _variant(
+        self, text: str, request: RetrievalRequest, trace: RetrievalTrace, kind: str
+    ) -> list[Candidate]:
+        if not text:
+            return []
+        dense: list[ScoredChunk] = []
+        keyword: list[ScoredChunk] = []
+        if self.config.mode != "keyword":
+            vector = await self._embed(text, request, trace, kind)
+            with _timed(trace, f"dense:{kind}"):
+                dense = await sync_to_async(chunks_dense_search)(
+                    embedding=vector,
+                    filters=request.filters,
+                    limit=self.config.dense_k,
+                    ef_search=self.config.ef_search,
+                )
+        if self.config.mode != "dense":
+            with _timed(trace, f"keyword:{kind}"):
+                keyword = await sync_to_async(chunks_keyword_search)(
+                    query=KeywordQuery.from_text(text),
+                    filters=request.filters,
+                    limit=self.config.keyword_k,
+                    scoring=self.config.keyword_scoring,
+                )
+        with _timed(trace, f"fusion:{kind}"):
+            return rrf_fuse(
+                dense=dense,
+                keyword=keyword,
+                k=self.config.rrf_k,
+                dense_weight=self.config.dense_weight,
+                keyword_weight=self.config.keyword_weight,
+                variant=kind,
+            )
+
+    async def _embed(
+        self, text: str, request: RetrievalRequest, trace: RetrievalTrace, kind: str
+    ) -> list[float]:
+        if kind == "original" and request.query_embedding is not None:
+            return list(request.query_embedding)
+        with _timed(trace, f"embed:{kind}"):
+            if kind == "hyde":
+                vector = (await sync_to_async(self.embedder.embed_passages)([text]))[0]
+            else:
+                vector = await sync_to_async(self.embedder.embed_query)(text)
+        return np.asarray(vector, dtype=np.float32).tolist()
+
+    async def _hyde(
+        self, query: str, request: RetrievalRequest, trace: RetrievalTrace
+    ) -> list[list[Candidate]]:
+        if self.chat is None:
+            trace.variants.append(QueryVariant("hyde", "", skipped_reason="no chat model"))
+            return []
+        if self.config.mode == "keyword":
+            trace.variants.append(QueryVariant("hyde", "", skipped_reason="keyword mode"))
+            return []
+        with _timed(trace, "hyde:generate"):
+            passage = await hyde_passage(
+                self.chat, query=query, timeout_s=self.config.expansion_timeout_s
+            )
+        if not passage:
+            trace.variants.append(QueryVariant("hyde", "", skipped_reason="chat model failed"))
+            return []
+        trace.variants.append(QueryVariant("hyde", passage))
+        trace.models["hyde"] = self.chat.name
+        return [await self._variant(passage, request, trace, "hyde")]
+
+    async def _hops(
+        self,
+        query: str,
+        request: RetrievalRequest,
+        candidates: list[Candidate],
+        trace: RetrievalTrace,
+    ) -> list[Candidate]:
+        lists = [candidates]
+        for hop in range(1, self.config.max_hops):
+            found = await self._hydrated(candidates_merge(lists, k=self.config.rrf_k)[:5])
+            next_query, how = await bridging_query(
+                query=query, found=found, chat=self.chat, timeout_s=self.config.expansion_timeout_s
+            )
+            kind = f"hop-{hop}"
+            trace.variants.append(QueryVariant(kind, next_query, skipped_reason=""))
+            trace.settings[f"{kind}:made_by"] = how
+            lists.append(await self._variant(next_query, request, trace, kind))
+        return candidates_merge(lists, k=self.config.rrf_k)
+
+    async def _finish(
+        self, query: str, candidates: list[Candidate], trace: RetrievalTrace
+    ) -> list[RetrievedChunk]:
+        head = candidates[: max(self.config.final_k, self.config.rerank_depth)]
+        chunks = await self._hydrated(head)
+        with _timed(trace, "rerank"):
+            scores = await self.reranker.rerank(query=query, passages=[c.text for c in chunks])
+        if scores:
+            chunks = [
+                replace(
+                    chunks[s.index],
+                    score=s.score,
+                    candidate=replace(
+                        chunks[s.index].candidate, rerank_rank=i, rerank_score=s.score
+                    ),
+                )
+                for i, s in enumerate(scores, start=1)
+            ]
+        elif not isinstance(self.reranker, NoReranker):
+            trace.settings["rerank_fallback"] = "none"
+        final = chunks[: self.config.final_k]
+        trace.candidates = [c.candidate for c in chunks] + list(candidates[len(head) :][:70])
+        return final
+
+    async def _hydrated(self, candidates: Sequence[Candidate]) -> list[RetrievedChunk]:
+        rows = await sync_to_async(chunks_hydrate)([c.chunk_id for c in candidates])
+        return [
+            RetrievedChunk(
+                chunk_id=c.chunk_id,
+                document_id=rows[c.chunk_id].document_id,
+                title=rows[c.chunk_id].title,
+                filename=rows[c.chunk_id].filename,
+                heading=rows[c.chunk_id].heading,
+                page=rows[c.chunk_id].page,
+                text=rows[c.chunk_id].text,
+                token_count=rows[c.chunk_id].token_count,
+                language=rows[c.chunk_id].language,
+                score=c.fused_score,
+                candidate=c,
+            )
+            for c in candidates
+            if c.chunk_id in rows  # a chunk swapped out by a concurrent re-ingestion is skipped
+        ]
+
+
+@contextmanager
+def _timed(trace: RetrievalTrace, stage: str) -> Iterator[None]:
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        elapsed = (time.perf_counter() - start) * 1000
+        trace.timings_ms[stage] = round(trace.timings_ms.get(stage, 0.0) + elapsed, 3)
+
+
+def filters_for(
+    *,
+    collection_ids: Sequence[int] = (),
+    domains: Sequence[str] = (),
+    document_types: Sequence[str] = (),
+    languages: Sequence[str] = (),
+) -> SearchFilters:
+    return SearchFilters(
+        tuple(collection_ids), tuple(domains), tuple(document_types), tuple(languages)
+    )

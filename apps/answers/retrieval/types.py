@@ -1,0 +1,97 @@
+"""Values passed between retrieval stages (frozen: a stage never edits another's output)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from apps.corpus.search import SearchFilters
+
+
+@dataclass(frozen=True)
+class Candidate:
+    chunk_id: int
+    dense_rank: int | None = None
+    dense_score: float | None = None
+    keyword_rank: int | None = None
+    keyword_score: float | None = None
+    fused_rank: int = 0
+    fused_score: float = 0.0
+    rerank_rank: int | None = None
+    rerank_score: float | None = None
+    variant: str = "original"  # which query variant found it first (original, hyde, hop-1, ...)
+
+
+@dataclass(frozen=True)
+class RetrievedChunk:
+    chunk_id: int
+    document_id: int
+    title: str
+    filename: str
+    heading: str
+    page: int | None
+    text: str
+    token_count: int
+    language: str
+    score: float  # the final ordering score (rerank if any, else fused)
+    candidate: Candidate
+
+
+@dataclass(frozen=True)
+class ContextChunk:
+    alias: str  # c1..cN, stable for the turn
+    chunk: RetrievedChunk
+    text: str  # whole sentences only
+
+
+@dataclass(frozen=True)
+class ContextWindow:
+    chunks: tuple[ContextChunk, ...]
+    budget_tokens: int
+    used_tokens: int
+    dropped_chunk_ids: tuple[int, ...]
+
+    @property
+    def utilisation(self) -> float:
+        return self.used_tokens / self.budget_tokens if self.budget_tokens else 0.0
+
+    def by_alias(self) -> dict[str, ContextChunk]:
+        return {c.alias: c for c in self.chunks}
+
+
+@dataclass(frozen=True)
+class QueryVariant:
+    kind: str  # original | hyde | hop-N
+    text: str
+    skipped_reason: str = ""
+
+
+@dataclass
+class RetrievalTrace:
+    """What retrieval did for one turn; stored with the turn and read by the admin audit."""
+
+    variants: list[QueryVariant] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    context_chunk_ids: list[int] = field(default_factory=list)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    models: dict[str, str] = field(default_factory=dict)
+    settings: dict[str, Any] = field(default_factory=dict)
+    context: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class RetrievalRequest:
+    query: str
+    filters: SearchFilters = field(default_factory=SearchFilters)
+    strategy: str = "simple"  # none | simple | moderate | complex (from the router)
+    language: str = "en"
+    query_embedding: tuple[float, ...] | None = None  # reuse a speculative embedding
+
+
+@dataclass(frozen=True)
+class RetrievalResult:
+    chunks: tuple[RetrievedChunk, ...]
+    trace: RetrievalTrace

@@ -1,0 +1,6 @@
+"""Hooks for steps that run after a turn (analytics connects here; answers never imports it)."""
+
+from django.dispatch import Signal
+
+# Sent once a turn's `finished` event is stored. kwargs: turn_id.
+turn_finished = Signal()

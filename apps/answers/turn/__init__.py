@@ -1,0 +1,1 @@
+"""One turn, end to end: speculate, route, retrieve, compose, record (DESIGN.md, "One turn")."""

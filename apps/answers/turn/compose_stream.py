@@ -1,0 +1,146 @@
+"""Composer output -> user-facing events: markers stripped, citations validated, text coalesced."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+from apps.answers.composing.types import (
+    Composer,
+    ComposeRequest,
+    ComposerError,
+    Refusal,
+    SupportSignal,
+    TextDelta,
+)
+from apps.answers.events import Envelope, EventType
+from apps.answers.retrieval.types import ContextChunk
+from apps.answers.services import CitationRecord, TurnRecorder
+from apps.answers.streaming import CitationExtractor, CitationMark, Coalescer, TextPiece
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class ComposeOutcome:
+    composer: str = ""
+    support: float | None = None
+    support_source: str = ""
+    refused: bool = False
+    text: str = ""
+    citations: list[CitationRecord] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    marks: list[CitationMark] = field(default_factory=list)
+    error: ComposerError | None = None
+    fallback_reason: str = ""
+
+
+async def compose_events(
+    *,
+    composer: Composer,
+    fallback: Composer | None,
+    request: ComposeRequest,
+    recorder: TurnRecorder,
+    outcome: ComposeOutcome,
+) -> AsyncIterator[Envelope]:
+    """Stream one composer; before its first text, a failure hands over to the fallback."""
+    sink = _Sink(recorder, request.context.by_alias(), outcome)
+    try:
+        outcome.composer = composer.name
+        async for envelope in sink.run(composer, request):
+            yield envelope
+    except ComposerError as exc:
+        if sink.started or fallback is None:
+            outcome.error = exc
+        else:
+            logger.warning("Composer %s failed before text (%s); falling back", composer.name, exc)
+            outcome.fallback_reason = f"{composer.name}: {exc.code}"
+            outcome.composer = fallback.name
+            async for envelope in sink.run(fallback, request):
+                yield envelope
+    async for envelope in sink.close():
+        yield envelope
+
+
+class _Sink:
+    def __init__(
+        self, recorder: TurnRecorder, aliases: dict[str, ContextChunk], outcome: ComposeOutcome
+    ) -> None:
+        self.recorder, self.aliases, self.outcome = recorder, aliases, outcome
+        self.extractor = CitationExtractor()
+        self.coalescer = Coalescer()
+        self.started = False
+        self.sent_aliases: set[str] = set()
+
+    async def run(self, composer: Composer, request: ComposeRequest) -> AsyncIterator[Envelope]:
+        async for event in composer.compose(request):
+            if isinstance(event, TextDelta):
+                self.started = self.started or bool(event.text.strip())
+                for item in self.extractor.feed(event.text):
+                    async for envelope in self._item(item):
+                        yield envelope
+            elif isinstance(event, SupportSignal):
+                self.outcome.support, self.outcome.support_source = event.value, event.source
+            elif isinstance(event, Refusal):
+                self.outcome.refused = True
+
+    async def close(self) -> AsyncIterator[Envelope]:
+        for item in self.extractor.close():
+            async for envelope in self._item(item):
+                yield envelope
+        for piece in self.coalescer.flush():
+            yield await self._token(piece)
+
+    async def _item(self, item: TextPiece | CitationMark) -> AsyncIterator[Envelope]:
+        if isinstance(item, TextPiece):
+            for piece in self.coalescer.feed(item.text):
+                yield await self._token(piece)
+            return
+        self.outcome.marks.append(item)
+        chunk = self.aliases.get(item.alias)
+        if chunk is None:
+            logger.info("Dropped citation %s: not in this turn's context", item.alias)
+            self.outcome.dropped.append(item.alias)
+            return
+        if item.alias in self.sent_aliases:
+            return
+        for piece in self.coalescer.flush():  # the citation lands right after its sentence
+            yield await self._token(piece)
+        self.sent_aliases.add(item.alias)
+        record = citation_record(chunk, position=item.position)
+        self.outcome.citations.append(record)
+        yield await self.recorder.emit(EventType.CITATION, citation_data(record))
+
+    async def _token(self, text: str) -> Envelope:
+        self.outcome.text += text
+        return await self.recorder.emit(EventType.TOKEN, {"text": text})
+
+
+def citation_record(
+    chunk: ContextChunk, *, position: int | None, kind: str = "cited"
+) -> CitationRecord:
+    source = chunk.chunk
+    return CitationRecord(
+        alias=chunk.alias,
+        chunk_id=source.chunk_id,
+        document_id=source.document_id,
+        title=source.title or source.filename,
+        source_file=source.filename,
+        page=source.page,
+        snippet=source.text[:400],
+        position=position,
+        kind=kind,
+    )
+
+
+def citation_data(record: CitationRecord) -> dict[str, object]:
+    return {
+        "alias": record.alias,
+        "chunk": record.chunk_id,
+        "document": record.document_id,
+        "title": record.title,
+        "source_file": record.source_file,
+        "page": record.page,
+        "snippet": record.snippet,
+    }

@@ -1,0 +1,203 @@
+"""The one entry both transports (WebSocket and SSE) use to open, run and follow a turn.
+
+Views and consumers gate (authentication, request shape) and forward; everything that
+decides whether a question may be asked, and every write, happens here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from uuid import UUID
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.utils import timezone
+
+from apps.answers.events import TERMINAL_EVENTS, Envelope, FailureCode
+from apps.answers.models import Conversation, Turn, TurnStatus
+from apps.answers.providers import registry
+from apps.answers.selectors import turn_events_since
+from apps.answers.services import (
+    InvalidQuestion,
+    TurnRecorder,
+    conversation_start,
+    question_clean,
+    turn_start,
+)
+from apps.answers.turn.run import turn_run
+from apps.corpus.search import SearchFilters
+from apps.corpus.selectors import UnknownCollection, collection_ids_resolve
+
+logger = logging.getLogger(__name__)
+
+MAX_COLLECTIONS = 20
+_UNAVAILABLE = "The answering service is not available right now; please try again later."
+
+
+class NotFound(LookupError):
+    """The conversation or turn does not exist or belongs to someone else (answered 404)."""
+
+
+class RateLimited(Exception):
+    """The user asked more than RAG_ASKS_PER_MINUTE questions in the last minute."""
+
+
+@dataclass(frozen=True)
+class OpenedTurn:
+    turn: Turn
+    filters: SearchFilters
+
+
+async def turn_open(
+    *,
+    user_id: int,
+    conversation_id: UUID | None,
+    question: str,
+    collection_names: Sequence[str] = (),
+) -> OpenedTurn:
+    """Validate, authorise and rate-limit a question, then persist its turn (status streaming).
+
+    Raises InvalidQuestion (bad text, unknown collection), NotFound or RateLimited.
+    """
+    return await sync_to_async(_turn_open)(
+        user_id=user_id,
+        conversation_id=conversation_id,
+        question=question,
+        collection_names=collection_names,
+    )
+
+
+def _turn_open(
+    *, user_id: int, conversation_id: UUID | None, question: str, collection_names: Sequence[str]
+) -> OpenedTurn:
+    cleaned = question_clean(question)
+    collection_ids = _collections(collection_names)
+    if _asks_last_minute(user_id) >= asks_per_minute():
+        raise RateLimited(f"At most {asks_per_minute()} questions a minute; please wait a moment.")
+    if conversation_id is None:
+        conversation = conversation_start(user_id=user_id)
+    else:
+        conversation = _conversation_of(user_id=user_id, conversation_id=conversation_id)
+    turn = turn_start(conversation=conversation, question=cleaned)
+    return OpenedTurn(turn=turn, filters=turn_filters(collection_ids))
+
+
+def _collections(names: Sequence[str]) -> tuple[int, ...]:
+    if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
+        raise InvalidQuestion("collections must be a list of collection names")
+    if len(names) > MAX_COLLECTIONS:
+        raise InvalidQuestion(f"At most {MAX_COLLECTIONS} collections")
+    try:
+        return collection_ids_resolve(names=list(dict.fromkeys(names)))
+    except UnknownCollection as exc:
+        raise InvalidQuestion(str(exc)) from exc
+
+
+def conversation_id_parse(value: object) -> UUID | None:
+    """A client's conversation field: absent or empty starts a new conversation."""
+    if value is None or value == "":
+        return None
+    try:
+        return UUID(str(value))
+    except ValueError:
+        raise InvalidQuestion("conversation must be a conversation id") from None
+
+
+def _conversation_of(*, user_id: int, conversation_id: UUID) -> Conversation:
+    conversation = Conversation.objects.filter(pk=conversation_id, user_id=user_id).first()
+    if conversation is None:
+        raise NotFound("No such conversation")
+    return conversation
+
+
+def asks_per_minute() -> int:
+    return int(getattr(settings, "RAG_ASKS_PER_MINUTE", 20))
+
+
+def _asks_last_minute(user_id: int) -> int:
+    # Counted from the stored turns, so the limit holds across processes and transports.
+    since = timezone.now() - timedelta(minutes=1)
+    return Turn.objects.filter(conversation__user_id=user_id, created_at__gte=since).count()
+
+
+def turn_filters(collection_ids: Sequence[int]) -> SearchFilters:
+    return SearchFilters(collection_ids=tuple(collection_ids))
+
+
+async def turn_events(*, turn_id: int, filters: SearchFilters) -> AsyncIterator[Envelope]:
+    """`turn_run` over the configured providers, ending the turn as cancelled however the
+    caller stops early: a task cancel lands inside `turn_run`, which stores the event itself,
+    but a caller that just drops or closes this generator would otherwise leave it streaming."""
+    try:
+        providers = await sync_to_async(registry.providers_default)()
+    except Exception:
+        logger.exception("Could not build the providers for turn %s", turn_id)
+        yield await turn_abandon(
+            turn_id=turn_id, code=FailureCode.MODEL_UNAVAILABLE, message=_UNAVAILABLE
+        )
+        return
+    stream = turn_run(turn_id=turn_id, providers=providers, filters=filters)
+    ended = False
+    try:
+        async for envelope in stream:
+            ended = envelope["type"] in TERMINAL_EVENTS
+            yield envelope
+    finally:
+        if not ended and isinstance(stream, AsyncGenerator):
+            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                await stream.athrow(asyncio.CancelledError())
+
+
+async def turn_abandon(
+    *,
+    turn_id: int,
+    code: FailureCode = FailureCode.CANCELLED,
+    message: str = "The answer was cancelled.",
+) -> Envelope:
+    """End a turn that `turn_run` never got to (cancelled before it started, or no providers),
+    so it never stays streaming; returns its terminal event, stored or existing."""
+    stored = await sync_to_async(turn_events_since)(turn_id=turn_id, last_seq=0)
+    if stored and stored[-1]["type"] in TERMINAL_EVENTS:
+        return stored[-1]
+    recorder = TurnRecorder(turn_id)
+    recorder.seq = stored[-1]["seq"] if stored else 0
+    return await recorder.fail(code, message)
+
+
+def _is_streaming(turn_id: int) -> bool:
+    return Turn.objects.filter(pk=turn_id, status=TurnStatus.STREAMING).exists()
+
+
+def turn_get_for_user(*, turn_id: int, user_id: int) -> Turn:
+    turn = Turn.objects.filter(pk=turn_id, conversation__user_id=user_id).first()
+    if turn is None:
+        raise NotFound("No such turn")
+    return turn
+
+
+async def turn_follow(
+    *, turn_id: int, last_seq: int = 0, timeout_s: float = 120.0, poll_s: float = 0.25
+) -> AsyncIterator[Envelope]:
+    """The stored events after `last_seq`; while the turn is still being answered (by any
+    process), keep polling the store until its terminal event or `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        events = await sync_to_async(turn_events_since)(turn_id=turn_id, last_seq=last_seq)
+        for envelope in events:
+            last_seq = envelope["seq"]
+            yield envelope
+            if envelope["type"] in TERMINAL_EVENTS:
+                return
+        if time.monotonic() >= deadline:
+            return
+        if not events and not await sync_to_async(_is_streaming)(turn_id):
+            # The status is written just before the terminal event: give that write a moment,
+            # but never wait long for a turn whose terminal event will not come.
+            deadline = min(deadline, time.monotonic() + 4 * poll_s)
+        await asyncio.sleep(poll_s)

@@ -1,0 +1,212 @@
+"""HTTP side of a turn: the chat page, and the SSE endpoints for clients without WebSockets.
+
+Views gate (login, Accept header, request shape) and forward; the turn service does the work.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+from uuid import UUID
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+from django.views.decorators.http import require_GET, require_POST
+
+from apps.answers.events import EventType
+from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnEvent
+from apps.answers.selectors import conversations_for_user
+from apps.answers.services import InvalidQuestion
+from apps.answers.turn.entry import (
+    NotFound,
+    RateLimited,
+    conversation_id_parse,
+    turn_events,
+    turn_follow,
+    turn_get_for_user,
+    turn_open,
+)
+
+SSE = "text/event-stream"
+_MARK = re.compile(r"(</?mark>)", re.IGNORECASE)
+
+# --- The chat page -------------------------------------------------------------------------
+
+
+@login_required
+def chat_page(request: HttpRequest, conversation_id: UUID | None = None) -> HttpResponse:
+    user_id: int = request.user.pk  # type: ignore[assignment]  # login_required: a real user
+    conversation = None
+    if conversation_id is not None:
+        mine = conversations_for_user(user_id=user_id)
+        conversation = mine.filter(pk=conversation_id).first()
+        if conversation is None:
+            raise Http404("No such conversation")
+    turns = _turns(conversation) if conversation else []
+    context = {
+        "conversations": _sidebar(user_id),
+        "conversation": conversation,
+        "conversation_question": turns[0]["turn"].question if turns else "",
+        "turns": turns,
+        "ws_path": "/ws/chat/",
+        "max_question_chars": settings.RAG_MAX_QUESTION_CHARS,
+        "login_url": settings.LOGIN_URL,
+    }
+    return render(request, "answers/chat.html", context)
+
+
+def _sidebar(user_id: int) -> list[Conversation]:
+    first_question = Turn.objects.filter(conversation=OuterRef("pk")).order_by("index")
+    conversations: QuerySet[Conversation] = conversations_for_user(user_id=user_id).annotate(
+        first_question=Subquery(first_question.values("question")[:1])
+    )
+    return list(conversations[:100])
+
+
+def _turns(conversation: Conversation) -> list[dict[str, Any]]:
+    cited = Citation.objects.filter(kind=CitationKind.CITED).order_by("position", "alias")
+    results = TurnEvent.objects.filter(type=EventType.SEARCH_RESULTS)
+    turns = conversation.turns.order_by("index").prefetch_related(
+        Prefetch("citations", queryset=cited, to_attr="cited"),
+        Prefetch("events", queryset=results, to_attr="search_events"),
+    )
+    return [_turn_view(turn) for turn in turns]
+
+
+def _turn_view(turn: Turn) -> dict[str, Any]:
+    citations = [_citation_view(number, c) for number, c in enumerate(turn.cited, start=1)]  # type: ignore[attr-defined]
+    search = turn.search_events[0].data if turn.search_events else {}  # type: ignore[attr-defined]
+    return {
+        "turn": turn,
+        "segments": _segments(turn.answer, citations),
+        "citations": citations,
+        "results": [
+            {**r, "snippet": mark_only_html(r.get("snippet_html", ""))}
+            for r in search.get("results", [])
+        ],
+        # The same data the live page builds from events, so chat.js renders both alike.
+        "render_id": f"turn-render-{turn.pk}",
+        "render": {"answer": turn.answer, "citations": citations},
+    }
+
+
+def _citation_view(number: int, citation: Citation) -> dict[str, Any]:
+    url = reverse("document-source", args=[citation.document_id]) if citation.document_id else ""
+    return {
+        "number": number,
+        "offset": citation.position,
+        "url": url,
+        "title": citation.title or citation.source_file,
+        "page": citation.page,
+        "snippet": citation.snippet,
+    }
+
+
+def _segments(answer: str, citations: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The answer cut at each citation's offset, so the template places the chips inline."""
+    segments: list[dict[str, Any]] = []
+    start = 0
+    end = len(answer)
+    # A citation without an offset goes at the end, as the page does with it.
+    for citation in sorted(citations, key=lambda c: end if c["offset"] is None else c["offset"]):
+        offset = min(max(end if citation["offset"] is None else citation["offset"], start), end)
+        segments.append({"text": answer[start:offset]})
+        segments.append({"citation": citation})
+        start = offset
+    segments.append({"text": answer[start:]})
+    return segments
+
+
+def mark_only_html(html: object) -> SafeString:
+    """Search snippets are escaped text plus <mark>: keep exactly that, escape anything else."""
+    parts = _MARK.split(str(html))
+    # The text parts are already escaped: escaping again and then restoring "&" keeps their
+    # entities as they are while any stray "<" or ">" becomes text.
+    return mark_safe(  # noqa: S308 - every part is escaped except the two literal tags
+        "".join(
+            part.lower() if i % 2 else escape(part).replace("&amp;", "&")
+            for i, part in enumerate(parts)
+        )
+    )
+
+
+# --- SSE ---------------------------------------------------------------------------------
+
+
+@require_POST
+async def turns_create(request: HttpRequest) -> HttpResponseBase:
+    user = await request.auser()
+    if not user.is_authenticated:
+        return _error(401, "unauthenticated", "Log in first")
+    if SSE not in request.headers.get("Accept", ""):
+        return _error(406, "not_acceptable", f"This endpoint streams; send Accept: {SSE}")
+    try:
+        body = json.loads(request.body or b"{}")
+        if not isinstance(body, dict):
+            raise InvalidQuestion("The body must be a JSON object")
+        opened = await turn_open(
+            user_id=user.pk,
+            conversation_id=conversation_id_parse(body.get("conversation")),
+            question=body.get("question"),  # type: ignore[arg-type]  # validated there
+            collection_names=body.get("collections") or (),
+        )
+    except ValueError as exc:  # InvalidQuestion, and malformed JSON
+        message = str(exc) if isinstance(exc, InvalidQuestion) else "The body is not valid JSON"
+        return _error(400, "invalid_request", message)
+    except NotFound as exc:
+        return _error(404, "not_found", str(exc))
+    except RateLimited as exc:
+        return _error(429, "rate_limited", str(exc))
+    turn = opened.turn
+    response = _stream(turn_events(turn_id=turn.pk, filters=opened.filters))
+    response["X-Turn-Id"] = str(turn.pk)
+    response["X-Conversation-Id"] = str(turn.conversation_id)
+    return response
+
+
+@require_GET
+async def turn_events_replay(request: HttpRequest, turn_id: int) -> HttpResponseBase:
+    user = await request.auser()
+    if not user.is_authenticated:
+        return _error(401, "unauthenticated", "Log in first")
+    if SSE not in request.headers.get("Accept", ""):
+        return _error(406, "not_acceptable", f"This endpoint streams; send Accept: {SSE}")
+    raw = request.GET.get("last_seq", request.headers.get("Last-Event-ID", "0"))
+    if not raw.isdigit():
+        return _error(400, "invalid_request", "last_seq must be a non-negative integer")
+    try:
+        await sync_to_async(turn_get_for_user)(turn_id=turn_id, user_id=user.pk)
+    except NotFound as exc:
+        return _error(404, "not_found", str(exc))
+    return _stream(turn_follow(turn_id=turn_id, last_seq=int(raw)))
+
+
+def _stream(events: AsyncIterator[Any]) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(_sse(events), content_type=SSE)
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # nginx would otherwise hold the stream back
+    return response
+
+
+async def _sse(events: AsyncIterator[Any]) -> AsyncIterator[str]:
+    async for envelope in events:
+        yield sse_format(envelope)
+
+
+def sse_format(envelope: dict[str, Any]) -> str:
+    data = json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
+    return f"id: {envelope['seq']}\nevent: {envelope['type']}\ndata: {data}\n\n"
+
+
+def _error(status: int, code: str, message: str) -> JsonResponse:
+    return JsonResponse({"error": {"code": code, "message": message}}, status=status)

@@ -1,0 +1,462 @@
+"""The corpus in the Django admin: collections, documents (upload, re-process) and read-only chunks.
+
+Every changelist runs a fixed number of queries however many rows it shows (counts are
+annotated or denormalised, relations are joined, vectors are never loaded); tests pin it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypedDict
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.helpers import AdminForm
+from django.contrib.admin.utils import unquote
+from django.contrib.auth import get_permission_codename
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.files.uploadedfile import UploadedFile
+from django.db.models import Count, Q, QuerySet
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.defaultfilters import filesizeformat
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+from django.utils.text import Truncator
+from django.utils.translation import ngettext
+
+from apps.corpus.models import Chunk, Collection, Document, DocumentStatus
+from apps.corpus.parsing import UnsupportedFileType
+from apps.corpus.services import (
+    FileTooLarge,
+    collection_get_or_create,
+    document_schedule,
+    document_submit,
+)
+
+# --- Collections -----------------------------------------------------------------------------
+
+
+class _CollectionCounts(TypedDict):
+    document_count: int
+    ready_count: int
+
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
+
+    AnnotatedCollection = WithAnnotations[Collection, _CollectionCounts]
+
+
+@admin.register(Collection)
+class CollectionAdmin(admin.ModelAdmin[Collection]):
+    list_display = ["name", "documents_link", "ready_count", "created_at"]
+    search_fields = ["name"]
+    readonly_fields = ["created_at"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Collection]:
+        # One grouped query for the whole page instead of two COUNTs per row.
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                document_count=Count("documents"),
+                ready_count=Count("documents", filter=Q(documents__status=DocumentStatus.READY)),
+            )
+        )
+
+    @admin.display(description="documents", ordering="document_count")
+    def documents_link(self, collection: AnnotatedCollection) -> SafeString:
+        url = reverse(f"{self.admin_site.name}:corpus_document_changelist")
+        return format_html(
+            '<a href="{}?collection__id__exact={}">{}</a>',
+            url,
+            collection.pk,
+            collection.document_count,
+        )
+
+    @admin.display(description="ready", ordering="ready_count")
+    def ready_count(self, collection: AnnotatedCollection) -> int:
+        return collection.ready_count
+
+
+# --- Documents -------------------------------------------------------------------------------
+
+STATUS_COLOURS: dict[str, str] = {
+    DocumentStatus.PENDING: "#6b7280",
+    DocumentStatus.PROCESSING: "#2563eb",
+    DocumentStatus.READY: "#15803d",
+    DocumentStatus.FAILED: "#b91c1c",
+}
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    """A file field that cleans every selected file and returns them as a list."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("widget", MultipleFileInput())
+        super().__init__(**kwargs)
+
+    def clean(self, data: Any, initial: Any = None) -> list[UploadedFile]:
+        clean_one = super().clean
+        uploads = data if isinstance(data, list | tuple) else [data]
+        return [clean_one(upload, initial) for upload in uploads]
+
+
+class DocumentUploadForm(forms.Form):
+    collection = forms.ModelChoiceField(
+        queryset=Collection.objects.all(), required=False, empty_label="(new collection)"
+    )
+    new_collection = forms.CharField(
+        max_length=200, required=False, help_text="Or name a new collection."
+    )
+    domain = forms.CharField(max_length=100, required=False)
+    document_type = forms.CharField(max_length=100, required=False)
+    # Empty files are accepted here so processing records why they failed, as the API does.
+    uploads = MultipleFileField(
+        label="Files",
+        allow_empty_file=True,
+        help_text="PDF, Word (.docx), HTML, Markdown or plain text; several files at once.",
+    )
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        existing, new_name = cleaned.get("collection"), cleaned.get("new_collection", "").strip()
+        if existing and new_name:
+            raise ValidationError("Choose an existing collection or name a new one, not both.")
+        if not existing and not new_name:
+            raise ValidationError("Choose a collection or name a new one.")
+        cleaned["new_collection"] = new_name
+        return cleaned
+
+
+@dataclass(frozen=True)
+class UploadSummary:
+    queued: tuple[str, ...]
+    unchanged: tuple[str, ...]
+    refused: tuple[tuple[str, str], ...]  # (filename, reason)
+
+    def message(self) -> str:
+        parts = [f"{len(self.queued)} queued", f"{len(self.unchanged)} unchanged"]
+        if self.refused:
+            reasons = "; ".join(f"{name}: {reason}" for name, reason in self.refused)
+            parts.append(f"{len(self.refused)} refused: {reasons}")
+        return ", ".join(parts)
+
+    def level(self) -> int:
+        if not self.refused:
+            return messages.SUCCESS
+        return messages.WARNING if self.queued or self.unchanged else messages.ERROR
+
+
+def uploads_ingest(
+    *,
+    uploads: Sequence[UploadedFile],
+    collection: Collection,
+    domain: str,
+    document_type: str,
+) -> UploadSummary:
+    """Submit each file on its own: a refused file is reported and never stops the others."""
+    queued: list[str] = []
+    unchanged: list[str] = []
+    refused: list[tuple[str, str]] = []
+    for upload in uploads:
+        name = upload.name or "unnamed"
+        try:
+            result = document_submit(
+                collection=collection,
+                filename=name,
+                data=upload.read(),
+                domain=domain,
+                document_type=document_type,
+            )
+        except (UnsupportedFileType, FileTooLarge) as exc:
+            refused.append((name, str(exc)))
+            continue
+        if result.unchanged:
+            unchanged.append(name)
+        else:
+            document_schedule(document=result.document, wait=False)
+            queued.append(name)
+    return UploadSummary(tuple(queued), tuple(unchanged), tuple(refused))
+
+
+@admin.register(Document)
+class DocumentAdmin(admin.ModelAdmin[Document]):
+    list_display = [
+        "name",
+        "collection",
+        "status_badge",
+        "progress_bar",
+        "chunks_link",
+        "size",
+        "language",
+        "updated_at",
+    ]
+    list_filter = ["status", "collection", "mime_type", "language"]
+    search_fields = ["title", "filename", "^sha256"]
+    list_select_related = ["collection"]
+    actions = ["reprocess"]
+    fieldsets = [
+        (None, {"fields": ["collection", "title", "filename", "original_file"]}),
+        ("Metadata", {"fields": ["domain", "document_type", "language", "mime_type", "size"]}),
+        (
+            "Processing",
+            {
+                "fields": [
+                    "status_badge",
+                    "progress_bar",
+                    "error_message",
+                    "chunks_link",
+                    "sha256",
+                    "indexed_sha256",
+                    "created_at",
+                    "updated_at",
+                    "ingested_at",
+                ]
+            },
+        ),
+    ]
+    # Processing owns these (the title and language are re-derived from the file each time).
+    readonly_fields = [
+        "title",
+        "filename",
+        "original_file",
+        "language",
+        "mime_type",
+        "size",
+        "status_badge",
+        "progress_bar",
+        "error_message",
+        "chunks_link",
+        "sha256",
+        "indexed_sha256",
+        "created_at",
+        "updated_at",
+        "ingested_at",
+    ]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        # A document is only ever created from a file: the upload page replaces the add form.
+        return False
+
+    def can_upload(self, request: HttpRequest) -> bool:
+        codename = get_permission_codename("add", self.opts)
+        return request.user.has_perm(f"{self.opts.app_label}.{codename}")
+
+    def get_urls(self) -> list[URLPattern]:
+        info = self.opts.app_label, self.opts.model_name
+        own = [
+            path(
+                "upload/",
+                self.admin_site.admin_view(self.upload_view),
+                name="{}_{}_upload".format(*info),
+            ),
+            path(
+                "<path:object_id>/original/",
+                self.admin_site.admin_view(self.original_view),
+                name="{}_{}_original".format(*info),
+            ),
+        ]
+        return own + super().get_urls()
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        context = {"can_upload": self.can_upload(request), **(extra_context or {})}
+        return super().changelist_view(request, extra_context=context)
+
+    # Columns --------------------------------------------------------------------------------
+
+    @admin.display(description="document", ordering="title")
+    def name(self, document: Document) -> SafeString:
+        if not document.title or document.title == document.filename:
+            return format_html("{}", document.filename)
+        return format_html('{}<br><span class="quiet">{}</span>', document.title, document.filename)
+
+    @admin.display(description="status", ordering="status")
+    def status_badge(self, document: Document) -> SafeString:
+        return format_html(
+            '<span title="{}" style="background:{};color:#fff;padding:2px 8px;'
+            'border-radius:9px;font-size:0.85em;white-space:nowrap">{}</span>',
+            document.error_message,
+            STATUS_COLOURS.get(document.status, "#6b7280"),
+            document.get_status_display(),
+        )
+
+    @admin.display(description="progress", ordering="progress")
+    def progress_bar(self, document: Document) -> SafeString:
+        return format_html(
+            '<span style="white-space:nowrap"><progress value="{}" max="100" style="width:5em">'
+            "</progress> {}%</span>",
+            document.progress,
+            document.progress,
+        )
+
+    @admin.display(description="chunks", ordering="chunk_count")
+    def chunks_link(self, document: Document) -> SafeString:
+        # chunk_count is kept on the row by processing, so no COUNT per document.
+        url = reverse(f"{self.admin_site.name}:corpus_chunk_changelist")
+        return format_html(
+            '<a href="{}?document={}">{}</a>', url, document.pk, document.chunk_count
+        )
+
+    @admin.display(description="size", ordering="size_bytes")
+    def size(self, document: Document) -> str:
+        return filesizeformat(document.size_bytes)
+
+    @admin.display(description="original file")
+    def original_file(self, document: Document) -> SafeString:
+        url = reverse(f"{self.admin_site.name}:corpus_document_original", args=[document.pk])
+        return format_html('<a href="{}">{}</a>', url, document.filename)
+
+    # Actions and pages ----------------------------------------------------------------------
+
+    @admin.action(description="Re-process selected documents", permissions=["change"])
+    def reprocess(self, request: HttpRequest, queryset: QuerySet[Document]) -> None:
+        documents = list(queryset)
+        for document in documents:
+            document_schedule(document=document, wait=False)
+        count = len(documents)
+        self.message_user(
+            request,
+            ngettext(
+                "Queued %(count)d document for processing.",
+                "Queued %(count)d documents for processing.",
+                count,
+            )
+            % {"count": count},
+            messages.SUCCESS,
+        )
+
+    def upload_view(self, request: HttpRequest) -> HttpResponse:
+        if not self.can_upload(request):
+            raise PermissionDenied
+        form = DocumentUploadForm(request.POST or None, request.FILES or None)
+        if request.method == "POST" and form.is_valid():
+            data = form.cleaned_data
+            summary = uploads_ingest(
+                uploads=data["uploads"],
+                collection=data["collection"]
+                or collection_get_or_create(name=data["new_collection"]),
+                domain=data["domain"],
+                document_type=data["document_type"],
+            )
+            self.message_user(request, summary.message(), summary.level())
+            return HttpResponseRedirect(
+                reverse(f"{self.admin_site.name}:corpus_document_changelist")
+            )
+        context = {
+            **self.admin_site.each_context(request),
+            "title": "Upload documents",
+            "opts": self.opts,
+            "form": form,
+            # AdminForm gives the page the admin's own fieldset markup; it only uses the Form API.
+            "adminform": AdminForm(form, [(None, {"fields": list(form.fields)})], {}),  # type: ignore[arg-type]
+            "media": self.media + form.media,
+        }
+        return TemplateResponse(request, "admin/corpus/document/upload.html", context)
+
+    def original_view(self, request: HttpRequest, object_id: str) -> FileResponse:
+        document = self.get_object(request, unquote(object_id))
+        if document is None or not document.file:
+            raise Http404("No such document")
+        if not self.has_view_permission(request, document):
+            raise PermissionDenied
+        try:
+            handle = document.file.open("rb")
+        except FileNotFoundError as exc:
+            raise Http404("The stored file is missing") from exc
+        # An attachment, never inline: an uploaded HTML file must not run in the admin's origin.
+        return FileResponse(
+            handle,
+            as_attachment=True,
+            filename=document.filename,
+            content_type=document.mime_type or "application/octet-stream",
+        )
+
+
+# --- Chunks ----------------------------------------------------------------------------------
+
+
+class ChunkDocumentFilter(admin.SimpleListFilter):
+    """Filter by ?document=<id> (the links from documents) without listing every document."""
+
+    title = "document"
+    parameter_name = "document"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        value = self.value()
+        if not value or not value.isdigit():
+            return []
+        document = Document.objects.filter(pk=int(value)).only("title", "filename").first()
+        return [(value, str(document))] if document else []
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        value = self.value()
+        if value is None:
+            return queryset
+        return queryset.filter(document_id=int(value)) if value.isdigit() else queryset.none()
+
+
+# The change view: full text and provenance, never the raw vector.
+CHUNK_DETAIL_FIELDS = (
+    "document",
+    "index",
+    "page",
+    "heading",
+    "text",
+    "char_span",
+    "token_count",
+    "language",
+    "search_config",
+    "content_hash",
+    "embedding_model",
+)
+
+
+@admin.register(Chunk)
+class ChunkAdmin(admin.ModelAdmin[Chunk]):
+    list_display = [
+        "document",
+        "index",
+        "page",
+        "heading",
+        "token_count",
+        "language",
+        "short_text",
+    ]
+    list_display_links = ["index", "short_text"]
+    list_filter = [ChunkDocumentFilter]
+    list_select_related = ["document"]
+    search_fields = ["text"]
+    # The table grows with the corpus: skip the second, unfiltered COUNT(*).
+    show_full_result_count = False
+    fields = readonly_fields = CHUNK_DETAIL_FIELDS
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Chunk]:
+        # 384 floats and a tsvector per row are never shown; do not fetch them.
+        return super().get_queryset(request).defer("embedding", "search_vector")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Chunk | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Chunk | None = None) -> bool:
+        return False
+
+    @admin.display(description="text")
+    def short_text(self, chunk: Chunk) -> str:
+        return Truncator(chunk.text).chars(90)
+
+    @admin.display(description="characters")
+    def char_span(self, chunk: Chunk) -> str:
+        return f"{chunk.char_start}–{chunk.char_end}"

@@ -1,0 +1,268 @@
+"""Search selectors: the dense (pgvector HNSW) and keyword (PostgreSQL full-text) legs.
+
+Reads only. Both legs take the same filters and return chunk ids with a score, best first;
+fusion, reranking and context building live in apps/answers/retrieval/.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from django.db import connection, transaction
+
+KeywordScoring = Literal["bm25", "ts_rank_cd"]
+MAX_QUERY_TERMS = 64
+_TERM = re.compile(r"\w+(?:[\u200c'’]\w+)*", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    collection_ids: tuple[int, ...] = ()
+    domains: tuple[str, ...] = ()
+    document_types: tuple[str, ...] = ()
+    languages: tuple[str, ...] = ()
+
+    def sql(self) -> tuple[str, list[Any]]:
+        """A WHERE fragment over chunk `c` and document `d`, with its parameters."""
+        clauses: list[str] = ["TRUE"]
+        params: list[Any] = []
+        for column, values in (
+            ("d.collection_id", self.collection_ids),
+            ("d.domain", self.domains),
+            ("d.document_type", self.document_types),
+            ("c.language", self.languages),
+        ):
+            if values:
+                clauses.append(f"{column} = ANY(%s)")
+                params.append(list(values))
+        return " AND ".join(f"({c})" for c in clauses), params
+
+
+@dataclass(frozen=True)
+class ScoredChunk:
+    chunk_id: int
+    score: float
+
+
+@dataclass(frozen=True)
+class KeywordQuery:
+    """Query terms OR-ed together: a question's words rarely all appear in one passage."""
+
+    text: str
+    terms: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def from_text(cls, text: str) -> KeywordQuery:
+        terms = tuple(dict.fromkeys(t.lower() for t in _TERM.findall(text)))[:MAX_QUERY_TERMS]
+        # websearch_to_tsquery never raises on user input; "or" is its OR operator.
+        return cls(text=" or ".join(terms), terms=terms)
+
+
+def chunks_dense_search(
+    *,
+    embedding: Sequence[float],
+    filters: SearchFilters,
+    limit: int,
+    ef_search: int = 100,
+) -> list[ScoredChunk]:
+    """Cosine similarity via the HNSW index; iterative scans keep `limit` rows under filters."""
+    where, params = filters.sql()
+    vector = "[" + ",".join(f"{x:.7f}" for x in embedding) + "]"
+    sql = f"""
+        SELECT c.id, 1 - (c.embedding <=> %s::vector) AS similarity
+        FROM corpus_chunk c JOIN corpus_document d ON d.id = c.document_id
+        WHERE {where}
+        ORDER BY c.embedding <=> %s::vector
+        LIMIT %s
+    """  # noqa: S608 - the WHERE fragment is built from constants; values are parameters
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT set_config('hnsw.ef_search', %s, true)", [str(max(ef_search, limit))]
+        )
+        cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+        cursor.execute(sql, [vector, *params, vector, limit])
+        rows = cursor.fetchall()
+    # relaxed_order may return neighbours slightly out of order.
+    return sorted((ScoredChunk(r[0], float(r[1])) for r in rows), key=lambda s: -s.score)
+
+
+def chunks_keyword_search(
+    *,
+    query: KeywordQuery,
+    filters: SearchFilters,
+    limit: int,
+    scoring: KeywordScoring = "bm25",
+    k1: float = 1.2,
+    b: float = 0.75,
+) -> list[ScoredChunk]:
+    if not query.terms:
+        return []
+    if scoring == "ts_rank_cd":
+        return _ts_rank_cd(query, filters, limit)
+    return _bm25(query, filters, limit, k1=k1, b=b)
+
+
+_MATCH = """
+    ((c.search_config = 'english' AND c.search_vector @@ websearch_to_tsquery('english', %(q)s))
+     OR (c.search_config = 'simple' AND c.search_vector @@ websearch_to_tsquery('simple', %(q)s)))
+"""
+
+
+def _ts_rank_cd(query: KeywordQuery, filters: SearchFilters, limit: int) -> list[ScoredChunk]:
+    where, params = _named(filters)
+    sql = f"""
+        SELECT c.id, ts_rank_cd(c.search_vector, websearch_to_tsquery(
+            c.search_config::regconfig, %(q)s)) AS score
+        FROM corpus_chunk c JOIN corpus_document d ON d.id = c.document_id
+        WHERE {_MATCH} AND {where}
+        ORDER BY score DESC, c.id
+        LIMIT %(limit)s
+    """  # noqa: S608
+    with connection.cursor() as cursor:
+        cursor.execute(sql, {"q": query.text, "limit": limit, **params})
+        return [ScoredChunk(r[0], float(r[1])) for r in cursor.fetchall()]
+
+
+def _bm25(
+    query: KeywordQuery, filters: SearchFilters, limit: int, *, k1: float, b: float
+) -> list[ScoredChunk]:
+    """Okapi BM25 from the postings table (corpus_chunkterm), filled at ingestion.
+
+    Only the postings of the query's own lexemes are read; document frequencies are counted
+    within the filtered scope from those same rows, chunk lengths come from search_length.
+    """
+    where, params = _named(filters)
+    total, avg_length = _scope_stats(filters)
+    if not total:
+        return []
+    sql = f"""
+        WITH terms AS (
+            SELECT DISTINCT v.cfg, lexeme
+            FROM (VALUES ('english'), ('simple')) AS v(cfg),
+                 unnest(tsvector_to_array(to_tsvector(v.cfg::regconfig, %(terms)s))) AS lexeme
+        ),
+        hits AS (
+            SELECT t.chunk_id, t.tf, c.search_length, q.cfg, q.lexeme
+            FROM terms q
+            JOIN corpus_chunkterm t ON t.lexeme = q.lexeme
+            JOIN corpus_chunk c ON c.id = t.chunk_id AND c.search_config = q.cfg
+            JOIN corpus_document d ON d.id = c.document_id
+            WHERE {where}
+        ),
+        df AS (SELECT cfg, lexeme, count(*) AS n FROM hits GROUP BY cfg, lexeme)
+        SELECT h.chunk_id, sum(
+            ln(1 + (%(total)s - df.n + 0.5) / (df.n + 0.5))
+            * h.tf * (%(k1)s + 1)
+            / (h.tf + %(k1)s * (1 - %(b)s + %(b)s * h.search_length / %(avg)s))
+        ) AS score
+        FROM hits h JOIN df ON df.cfg = h.cfg AND df.lexeme = h.lexeme
+        GROUP BY h.chunk_id
+        ORDER BY score DESC, h.chunk_id
+        LIMIT %(limit)s
+    """  # noqa: S608
+    values: dict[str, Any] = {
+        "terms": " ".join(query.terms),
+        "limit": limit,
+        "total": total,
+        "avg": avg_length,
+        "k1": k1,
+        "b": b,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(sql, {**values, **params})
+        return [ScoredChunk(r[0], float(r[1])) for r in cursor.fetchall()]
+
+
+_STATS_TTL_S = 60.0
+_stats_cache: dict[SearchFilters, tuple[float, int, float]] = {}
+
+
+def _scope_stats(filters: SearchFilters) -> tuple[int, float]:
+    """Chunk count and mean length of the scope; cached briefly (they move slowly)."""
+    cached = _stats_cache.get(filters)
+    if cached and time.monotonic() - cached[0] < _STATS_TTL_S:
+        return cached[1], cached[2]
+    where, params = filters.sql()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*), coalesce(avg(c.search_length), 0) FROM corpus_chunk c "  # noqa: S608
+            f"JOIN corpus_document d ON d.id = c.document_id WHERE {where}",
+            params,
+        )
+        total, avg_length = cursor.fetchone() or (0, 0)
+    _stats_cache[filters] = (time.monotonic(), int(total), float(avg_length) or 1.0)
+    return int(total), float(avg_length) or 1.0
+
+
+def _named(filters: SearchFilters) -> tuple[str, dict[str, Any]]:
+    """The filter fragment with named placeholders (the keyword SQL repeats it)."""
+    where, values = filters.sql()
+    named: dict[str, Any] = {}
+    for i, value in enumerate(values):
+        where = where.replace("%s", f"%(f{i})s", 1)
+        named[f"f{i}"] = value
+    return where, named
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    chunk_id: int
+    document_id: int
+    title: str
+    filename: str
+    heading: str
+    page: int | None
+    text: str
+    token_count: int
+    language: str
+
+
+def chunks_hydrate(chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:
+    """Text and source of the given chunks, in one query (no vectors)."""
+    if not chunk_ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT c.id, c.document_id, d.title, d.filename, c.heading, c.page, c.text,
+                   c.token_count, c.language
+            FROM corpus_chunk c JOIN corpus_document d ON d.id = c.document_id
+            WHERE c.id = ANY(%s)
+            """,
+            [list(chunk_ids)],
+        )
+        return {row[0]: ChunkRow(*row) for row in cursor.fetchall()}
+
+
+_MARK_START, _MARK_END = "\x02", "\x03"
+
+
+def chunk_headlines(*, chunk_ids: Sequence[int], query: KeywordQuery) -> dict[int, str]:
+    """Short excerpts with the query terms wrapped in control characters (callers escape the
+    text, then turn them into <mark>: ts_headline itself does not escape HTML)."""
+    if not chunk_ids:
+        return {}
+    options = (
+        f"StartSel={_MARK_START}, StopSel={_MARK_END}, MaxWords=40, MinWords=15, "
+        'MaxFragments=2, FragmentDelimiter=" … "'
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT c.id, ts_headline(c.search_config::regconfig, c.text,
+                                     websearch_to_tsquery(c.search_config::regconfig, %s), %s)
+            FROM corpus_chunk c WHERE c.id = ANY(%s)
+            """,
+            [query.text, options, list(chunk_ids)],
+        )
+        return {row[0]: row[1] for row in cursor.fetchall()}
+
+
+def headline_html(headline: str) -> str:
+    import html
+
+    return html.escape(headline).replace(_MARK_START, "<mark>").replace(_MARK_END, "</mark>")

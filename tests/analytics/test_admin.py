@@ -1,0 +1,343 @@
+"""The analytics admin and dashboard on the real PostgreSQL: counts, budgets, read-only records."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+
+import pytest
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from apps.analytics.models import Category, ConversationCategory, LabelledQuery, RouterEvaluation
+from apps.analytics.selectors import categories_count, composers_count, turns_daily
+from apps.answers.models import Conversation, Turn
+from tests.factories import CategoryFactory, ConversationFactory, TurnFactory
+
+pytestmark = pytest.mark.django_db
+
+MaxQueries = Callable[[int], AbstractContextManager[CaptureQueriesContext]]
+
+# Pinned budgets (session + user included); they hold however many rows there are.
+CATEGORY_LIST_QUERIES = 5
+DASHBOARD_QUERIES = 6
+
+INTENTS = ["factual_question", "search", "comparison", "procedural", "conversational"]
+REPORT = {
+    "labels": INTENTS,
+    "confusion": [
+        [41, 2, 0, 1, 0],
+        [3, 17, 0, 0, 0],
+        [0, 0, 12, 0, 0],
+        [4, 0, 0, 20, 0],
+        [0, 0, 0, 0, 15],
+    ],
+    "per_class": {i: {"precision": 0.9, "recall": 0.8, "f1": 0.85, "support": 10} for i in INTENTS},
+}
+
+
+def _queries(client: Client, url: str) -> tuple[int, bytes]:
+    with CaptureQueriesContext(connection) as captured:
+        response = client.get(url)
+    assert response.status_code == 200
+    return len(captured), response.content
+
+
+def _label(conversation: Conversation, *categories: Category) -> None:
+    for category in categories:
+        ConversationCategory.objects.create(
+            conversation=conversation, category=category, score=0.7, assigned_by="test"
+        )
+
+
+def _turn_at(when: dt.datetime, **fields: object) -> Turn:
+    turn = TurnFactory.create(**fields)
+    Turn.objects.filter(pk=turn.pk).update(created_at=when)  # created_at is auto_now_add
+    return turn
+
+
+def _evaluation(accuracy: float = 0.871, macro_f1: float = 0.842) -> RouterEvaluation:
+    return RouterEvaluation.objects.create(
+        classifier="trained",
+        dataset="labelled_queries.jsonl",
+        split="test",
+        examples=115,
+        accuracy=accuracy,
+        macro_f1=macro_f1,
+        latency_ms_p50=0.4,
+        latency_ms_p95=0.9,
+        report=REPORT,
+    )
+
+
+# --- Selectors -------------------------------------------------------------------------------
+
+
+def test_category_counts_are_per_category() -> None:
+    hr, it = CategoryFactory.create(name="HR"), CategoryFactory.create(name="IT")
+    idle = CategoryFactory.create(name="Idle", active=False)
+    for _ in range(3):
+        _label(ConversationFactory.create(), hr)
+    _label(ConversationFactory.create(), hr, it)
+
+    counts = {c.name: c for c in categories_count()}
+
+    assert counts["HR"].conversations == 4 and counts["IT"].conversations == 1
+    assert counts["Idle"].conversations == 0 and not counts["Idle"].active
+    assert categories_count()[0].name == "HR"  # busiest first
+    assert counts["Idle"].pk == idle.pk
+
+
+def test_turns_daily_fills_every_day_and_aggregates_refusals_confidence_and_bands() -> None:
+    now = dt.datetime(2026, 3, 10, 15, 0, tzinfo=dt.UTC)
+    today, two_days_ago = now - dt.timedelta(hours=1), now - dt.timedelta(days=2)
+    _turn_at(today, confidence=0.9, confidence_band="green")
+    _turn_at(today, confidence=0.5, confidence_band="yellow")
+    _turn_at(today, confidence=0.1, confidence_band="red", refused=True)
+    _turn_at(two_days_ago, confidence=None, confidence_band="", action="clarify")
+    _turn_at(now - dt.timedelta(days=45))  # before the period
+
+    days = turns_daily(days=30, now=now)
+
+    assert len(days) == 30 and days[0].day == dt.date(2026, 2, 9) and days[-1].day == now.date()
+    last = days[-1]
+    assert (last.turns, last.refused, last.green, last.yellow, last.red) == (3, 1, 1, 1, 1)
+    assert last.refusal_share == pytest.approx(1 / 3)
+    assert last.mean_confidence == pytest.approx(0.5)
+    assert days[-3].turns == 1 and days[-3].mean_confidence is None
+    assert sum(d.turns for d in days) == 4
+
+
+def test_composers_count_counts_fallbacks() -> None:
+    TurnFactory.create_batch(2, composer="openai:smollm2")
+    TurnFactory.create(composer="extractive", fallback_reason="chat model timed out")
+    TurnFactory.create(composer="extractive")
+
+    rows = {r.composer: (r.turns, r.fallbacks) for r in composers_count()}
+
+    assert rows == {"openai:smollm2": (2, 0), "extractive": (2, 1)}
+
+
+# --- Categories ------------------------------------------------------------------------------
+
+
+def test_category_changelist_counts_conversations_within_budget(
+    admin_client: Client, django_assert_max_num_queries: MaxQueries
+) -> None:
+    url = reverse("admin:analytics_category_changelist")
+    hr = CategoryFactory.create(name="HR")
+    for _ in range(3):
+        _label(ConversationFactory.create(), hr)
+    admin_client.get(url)
+    few, _ = _queries(admin_client, url)
+
+    for n, category in enumerate(CategoryFactory.create_batch(15)):
+        for _ in range(n % 3):
+            _label(ConversationFactory.create(), category)
+    with django_assert_max_num_queries(CATEGORY_LIST_QUERIES):
+        many, content = _queries(admin_client, url)
+
+    assert few == many
+    assert content.count(b'class="field-conversations"') == Category.objects.count()
+    link = f'?category_links__category__id__exact={hr.pk}">3</a>'
+    assert link.encode() in content
+    assert reverse("admin:analytics_dashboard").encode() in content
+
+
+def test_category_link_lists_its_conversations(admin_client: Client) -> None:
+    hr = CategoryFactory.create(name="HR")
+    _label(ConversationFactory.create(title="Leave days"), hr)
+    ConversationFactory.create(title="Printer jam")
+
+    response = admin_client.get(
+        reverse("admin:answers_conversation_changelist"),
+        {"category_links__category__id__exact": hr.pk},
+    )
+
+    assert response.status_code == 200
+    assert b"Leave days" in response.content and b"Printer jam" not in response.content
+
+
+def test_categories_are_editable(admin_client: Client) -> None:
+    response = admin_client.post(
+        reverse("admin:analytics_category_add"),
+        {"name": "Payroll", "description": "Salaries and payslips.", "active": "on"},
+    )
+    assert response.status_code == 302
+    payroll = Category.objects.get(name="Payroll")
+
+    admin_client.post(
+        reverse("admin:analytics_category_change", args=[payroll.pk]),
+        {"name": "Payroll", "description": "Salaries, payslips and expenses."},
+    )
+
+    payroll.refresh_from_db()
+    assert payroll.description.endswith("expenses.") and not payroll.active
+
+
+# --- Labelled queries, evaluations, conversation categories ----------------------------------
+
+
+def test_labelled_queries_filter_search_and_validate(admin_client: Client) -> None:
+    LabelledQuery.objects.create(
+        text="How many days of leave?",
+        intent="factual_question",
+        tier="T1",
+        language="en",
+        split="train",
+    )
+    LabelledQuery.objects.create(
+        text="مرخصی چند روز است؟", intent="factual_question", tier="T1", language="fa", split="test"
+    )
+    LabelledQuery.objects.create(
+        text="Find the VPN guide", intent="search", tier="T1", language="en", split="test"
+    )
+    url = reverse("admin:analytics_labelledquery_changelist")
+
+    listing = admin_client.get(url)
+    persian = admin_client.get(url, {"language": "fa"})
+    searched = admin_client.get(url, {"q": "VPN", "split__exact": "test"})
+    bad = admin_client.post(
+        reverse("admin:analytics_labelledquery_add"),
+        {"text": "Hello", "intent": "greeting", "tier": "T0", "language": "en", "split": "train"},
+    )
+    good = admin_client.post(
+        reverse("admin:analytics_labelledquery_add"),
+        {
+            "text": "Hello",
+            "intent": "conversational",
+            "tier": "T0",
+            "language": "en",
+            "split": "train",
+        },
+    )
+
+    for param in (b"?intent=search", b"?tier=T1", b"?language=fa", b"?split__exact=unseen"):
+        assert param in listing.content
+    assert persian.content.count(b'class="field-short_text"') == 1
+    assert searched.content.count(b'class="field-short_text"') == 1
+    assert bad.status_code == 200 and b"greeting is not one of the available choices" in bad.content
+    assert good.status_code == 302
+    assert LabelledQuery.objects.filter(text="Hello", intent="conversational").exists()
+
+
+def test_router_evaluation_is_read_only_and_shows_the_confusion_matrix(
+    admin_client: Client,
+) -> None:
+    evaluation = _evaluation()
+
+    listing = admin_client.get(reverse("admin:analytics_routerevaluation_changelist"))
+    page = admin_client.get(
+        reverse("admin:analytics_routerevaluation_change", args=[evaluation.pk])
+    )
+
+    assert b"0.871" in listing.content and b"0.842" in listing.content
+    body = page.content.decode()
+    assert '<table class="confusion">' in body
+    head = body.split('<table class="confusion">')[1].split("</thead>")[0]
+    assert [label in head for label in INTENTS] == [True] * 5
+    procedural_row = body.split("<tr><th>procedural</th>")[1].split("</tr>")[0]
+    assert [cell.split(">")[-1] for cell in procedural_row.split("</td>")[:-1]] == [
+        "4",
+        "0",
+        "0",
+        "20",
+        "0",
+    ]
+    assert "<th>comparison</th><td" in body and "0.850" in body  # the per-intent table
+    assert admin_client.get(reverse("admin:analytics_routerevaluation_add")).status_code == 403
+    delete = reverse("admin:analytics_routerevaluation_delete", args=[evaluation.pk])
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 403
+
+
+def test_conversation_categories_are_listed_read_only(admin_client: Client) -> None:
+    _label(ConversationFactory.create(title="Leave days"), CategoryFactory.create(name="HR"))
+
+    response = admin_client.get(reverse("admin:analytics_conversationcategory_changelist"))
+
+    assert response.status_code == 200 and b"Leave days" in response.content
+    assert reverse("admin:analytics_conversationcategory_add").encode() not in response.content
+
+
+# --- The dashboard ---------------------------------------------------------------------------
+
+
+def _dashboard_data(now: dt.datetime) -> None:
+    hr = CategoryFactory.create(name="HR")
+    it = CategoryFactory.create(name="IT")
+    conversation = ConversationFactory.create()
+    _label(conversation, hr, it)
+    _label(ConversationFactory.create(), hr)
+    _turn_at(now, conversation=conversation, confidence=0.9, confidence_band="green")
+    _turn_at(now, confidence=0.3, confidence_band="red", refused=True, composer="openai:smollm2")
+    _turn_at(
+        now - dt.timedelta(days=1),
+        confidence=0.6,
+        confidence_band="yellow",
+        fallback_reason="chat model timed out",
+    )
+
+
+def test_dashboard_renders_every_panel_from_the_data(admin_client: Client) -> None:
+    now = timezone.now()
+    _dashboard_data(now)
+    _evaluation(accuracy=0.871, macro_f1=0.842)
+
+    response = admin_client.get(reverse("admin:analytics_dashboard"))
+
+    assert response.status_code == 200
+    body = response.content.decode()
+    categories = body.split('id="categories"')[1].split('id="bands"')[0]
+    assert '<th scope="row">HR</th>' in categories
+    assert categories.index("HR") < categories.index("IT")  # busiest first
+    hr_row = categories.split('<th scope="row">HR</th>')[1].split("</tr>")[0]
+    assert "width: 100.0%" in hr_row and '<td class="numeric">2</td>' in hr_row
+    bands = body.split('id="bands"')[1].split('id="composers"')[0]
+    assert 'green</th><td class="numeric">1</td>' in bands and "33.3%" in bands
+    composers = body.split('id="composers"')[1].split('id="router-evaluation"')[0]
+    assert '<td>extractive</td><td class="numeric">2</td><td class="numeric">1</td>' in composers
+    evaluation = body.split('id="router-evaluation"')[1].split('id="days"')[0]
+    assert "0.871" in evaluation and "0.842" in evaluation
+    days = body.split('id="days"')[1]
+    today = days.split(timezone.localdate(now).strftime("%Y-%m-%d"))[1].split("</tr>")[0]
+    assert '<td class="numeric">2</td>' in today and '<td class="numeric">50%</td>' in today
+    assert '<td class="numeric">0.60</td>' in today  # mean of 0.9 and 0.3
+    assert days.count("<td>") == 30  # one date cell per day
+
+
+def test_dashboard_query_count_does_not_grow_with_turns(
+    admin_client: Client, django_assert_max_num_queries: MaxQueries
+) -> None:
+    url = reverse("admin:analytics_dashboard")
+    now = timezone.now()
+    _dashboard_data(now)
+    admin_client.get(url)
+    few, _ = _queries(admin_client, url)
+
+    for day in range(20):
+        _turn_at(now - dt.timedelta(days=day), composer=f"composer-{day % 4}")
+    _evaluation()
+    with django_assert_max_num_queries(DASHBOARD_QUERIES):
+        many, _ = _queries(admin_client, url)
+
+    assert few == many
+
+
+def test_dashboard_renders_empty_and_is_linked_from_the_app_index(admin_client: Client) -> None:
+    empty = admin_client.get(reverse("admin:analytics_dashboard"))
+    index = admin_client.get(reverse("admin:app_list", args=["analytics"]))
+
+    assert empty.status_code == 200 and b"No evaluation recorded yet" in empty.content
+    assert b"No turns in this period." in empty.content
+    assert reverse("admin:analytics_dashboard").encode() in index.content
+
+
+def test_dashboard_needs_the_view_permission(client: Client) -> None:
+    from django.contrib.auth.models import User
+
+    client.force_login(User.objects.create_user("staff", password="x", is_staff=True))
+    assert client.get(reverse("admin:analytics_dashboard")).status_code == 403

@@ -1,0 +1,121 @@
+"""Small fake stages for whole-turn tests: a fixed classifier and scripted composers, put
+together with a real Retriever over the CountingEmbedder and a tiny ingested handbook."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from apps.answers.composing.types import ComposeRequest, ComposerEvent, SupportSignal, TextDelta
+from apps.answers.providers.registry import Providers
+from apps.answers.retrieval.pipeline import Retriever
+from apps.answers.routing.types import Classification, HistoryMessage, Intent, Strategy, Tier
+from apps.corpus.models import Collection
+from apps.corpus.services import collection_get_or_create, document_process, document_submit
+from tests.conftest import CountingEmbedder
+
+HANDBOOK = {
+    "leave.md": "# Leave\n\nEmployees take twenty-six days of annual leave every year.",
+    "vpn.md": "# VPN\n\nThe company VPN uses WireGuard. Install the client and import the profile.",
+    "expenses.md": "# Expenses\n\nTravel expenses are refunded within ten working days.",
+}
+
+# What the scripted composer says: markers as a model writes them, split mid-marker on purpose.
+ANSWER_PIECES = (
+    "Employees take twenty-six days of annual leave a year [c",
+    "1]. Leave requests go to your manager. ",
+    "Unused days do not carry over to the next year [c1].",
+)
+ANSWER_TEXT = (
+    "Employees take twenty-six days of annual leave a year. Leave requests go to your "
+    "manager. Unused days do not carry over to the next year."
+)
+
+
+def handbook_load(embedder: CountingEmbedder, name: str = "Handbook") -> Collection:
+    collection = collection_get_or_create(name=name)
+    for filename, text in HANDBOOK.items():
+        result = document_submit(collection=collection, filename=filename, data=text.encode())
+        document_process(document_id=result.document.pk, embedder=embedder)
+    return collection
+
+
+def classification(
+    intent: Intent = Intent.FACTUAL_QUESTION, *, confidence: float = 0.9, language: str = "en"
+) -> Classification:
+    return Classification(
+        intent=intent,
+        confidence=confidence,
+        tier=Tier.T1,
+        strategy=Strategy.SIMPLE,
+        decomposed_steps=(),
+        language=language,
+        reasoning="fixed by the test",
+        classifier="trained",
+    )
+
+
+@dataclass
+class FixedClassifier:
+    """Always `result`, unless a key of `when` occurs in the question."""
+
+    result: Classification = field(default_factory=classification)
+    when: Mapping[str, Classification] = field(default_factory=dict)
+    name: str = "fixed"
+
+    async def classify(self, *, query: str, history: Sequence[HistoryMessage]) -> Classification:
+        return next((c for word, c in self.when.items() if word in query), self.result)
+
+
+@dataclass
+class ScriptedComposer:
+    """Streams fixed pieces (with [cN] markers), then a support signal.
+
+    `delay_s` stands in for a slow model, so that a test can cancel or drop the socket
+    mid-answer; `delay_for` picks the delay from the question instead. With `hold`, the
+    composer stops after its first piece until the test sets the event. `pieces_for` may
+    script the answer per question (None keeps `pieces`).
+    """
+
+    pieces: Sequence[str] = ANSWER_PIECES
+    delay_s: float = 0.0
+    support: float = 0.8
+    delay_for: Callable[[str], float] | None = None
+    pieces_for: Callable[[str], Sequence[str] | None] | None = None
+    hold: asyncio.Event | None = None
+    name: str = "scripted"
+    started: int = 0
+
+    async def compose(self, request: ComposeRequest) -> AsyncIterator[ComposerEvent]:
+        self.started += 1
+        delay = self.delay_for(request.query) if self.delay_for else self.delay_s
+        pieces = (self.pieces_for(request.query) if self.pieces_for else None) or self.pieces
+        for i, piece in enumerate(pieces):
+            if delay:
+                await asyncio.sleep(delay)
+            if i == 1 and self.hold is not None:
+                await self.hold.wait()
+            yield TextDelta(piece)
+        yield SupportSignal(self.support, "test")
+
+
+def providers_fake(
+    embedder: CountingEmbedder,
+    *,
+    composer: ScriptedComposer | None = None,
+    classifier: FixedClassifier | None = None,
+) -> Providers:
+    return Providers(
+        embedder=embedder,
+        classifier=classifier or FixedClassifier(),
+        retriever=Retriever(embedder=embedder),
+        composer=composer or ScriptedComposer(),
+        fallback_composer=None,
+        responder=ScriptedComposer(pieces=("Hello! Ask me about your documents.",)),
+        chat=None,
+        router_timeout_s=2.0,
+        context_budget_tokens=1800,
+        bump_threshold=0.7,
+        clarify_threshold=0.55,
+    )

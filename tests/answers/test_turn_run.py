@@ -1,0 +1,200 @@
+"""The turn pipeline's own logic with small fake stages (real PostgreSQL, real retrieval)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+from asgiref.sync import async_to_sync
+
+from apps.answers.composing.types import ComposeRequest, ComposerError, ComposerEvent, TextDelta
+from apps.answers.events import Envelope
+from apps.answers.models import Citation, Conversation, Turn, TurnStatus
+from apps.answers.providers.registry import Providers
+from apps.answers.routing.types import Intent
+from apps.answers.selectors import turn_events_since
+from apps.answers.services import turn_start
+from apps.answers.turn.run import turn_run
+from tests.answers.fakes import (
+    ANSWER_TEXT,
+    FixedClassifier,
+    ScriptedComposer,
+    classification,
+    handbook_load,
+    providers_fake,
+)
+from tests.conftest import CountingEmbedder
+
+pytestmark = pytest.mark.django_db
+
+
+def _run(
+    providers: Providers, question: str, conversation: Conversation | None = None
+) -> tuple[Turn, list[Envelope]]:
+    turn = turn_start(conversation=conversation or Conversation.objects.create(), question=question)
+
+    async def collect() -> list[Envelope]:
+        return [e async for e in turn_run(turn_id=turn.pk, providers=providers)]
+
+    events = async_to_sync(collect)()
+    turn.refresh_from_db()
+    return turn, events
+
+
+def _types(events: list[Envelope]) -> list[str]:
+    return [e["type"] for e in events]
+
+
+def test_answer_streams_tokens_and_citations_then_exactly_one_terminal(
+    embedder: CountingEmbedder,
+) -> None:
+    handbook_load(embedder)
+    turn, events = _run(providers_fake(embedder), "how many days of annual leave?")
+
+    types = _types(events)
+    assert types[0] == "classification" and types[-1] == "finished"
+    assert types.count("finished") + types.count("failed") == 1
+    assert {"token", "citation", "confidence", "followups"} <= set(types)
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    text = "".join(e["data"]["text"] for e in events if e["type"] == "token")
+    assert text == ANSWER_TEXT == turn.answer  # markers stripped from what users see and store
+    citation = next(e["data"] for e in events if e["type"] == "citation")
+    assert citation["alias"] == "c1" and citation["source_file"] == "leave.md"
+    assert {"chunk", "document", "title", "page", "snippet"} <= set(citation)
+    assert turn.status == TurnStatus.FINISHED and turn.confidence_band in {"green", "yellow", "red"}
+    assert Citation.objects.get(turn=turn).chunk_id == citation["chunk"]
+    assert turn.unsupported_sentences == 1  # "Leave requests go to your manager." has no marker
+    assert turn_events_since(turn_id=turn.pk, last_seq=0) == events  # every event is stored
+
+
+def test_classification_overlaps_first_pass_retrieval(embedder: CountingEmbedder) -> None:
+    handbook_load(embedder)
+    turn, _ = _run(providers_fake(embedder), "how many days of annual leave?")
+    spans = turn.timings_ms["spans"]
+    retrieval_start, retrieval_end = spans["first_pass_retrieval"]
+    classify_start, classify_end = spans["classification"]
+    assert retrieval_start <= classify_start < retrieval_end  # retrieval was already running
+
+
+def test_low_confidence_asks_a_clarifying_question(embedder: CountingEmbedder) -> None:
+    handbook_load(embedder)
+    unsure = FixedClassifier(result=classification(confidence=0.3))
+    turn, events = _run(providers_fake(embedder, classifier=unsure), "leave thing")
+
+    assert _types(events) == ["classification", "clarification", "finished"]
+    assert events[0]["data"]["action"] == "clarify"
+    assert turn.answer == events[1]["data"]["question"] and turn.action == "clarify"
+
+
+def test_middling_confidence_bumps_the_tier_and_answers_with_a_document_list(
+    embedder: CountingEmbedder,
+) -> None:
+    handbook_load(embedder)
+    middling = FixedClassifier(result=classification(confidence=0.6))
+    turn, events = _run(providers_fake(embedder, classifier=middling), "annual leave days")
+
+    assert events[0]["data"]["action"] == "hybrid" and events[0]["data"]["tier"] == "T2"
+    assert _types(events)[1] == "search_results" and _types(events)[-1] == "finished"
+
+
+def test_search_intent_returns_ranked_documents_with_highlights(embedder: CountingEmbedder) -> None:
+    handbook_load(embedder)
+    search = FixedClassifier(result=classification(Intent.SEARCH))
+    turn, events = _run(providers_fake(embedder, classifier=search), "travel expenses refunded")
+
+    assert _types(events) == ["classification", "search_results", "finished"]
+    results = events[1]["data"]["results"]
+    assert results[0]["source_file"] == "expenses.md" and results[0]["rank"] == 1
+    assert "<mark>" in results[0]["snippet_html"] and results[0]["url"].endswith("/source/")
+
+
+def test_conversational_intent_replies_without_retrieval(embedder: CountingEmbedder) -> None:
+    chat = FixedClassifier(result=classification(Intent.CONVERSATIONAL))
+    turn, events = _run(providers_fake(embedder, classifier=chat), "hi there")
+    assert _types(events)[-1] == "finished" and "Hello" in turn.answer
+    assert "citation" not in _types(events)
+
+
+class FailingComposer:
+    name = "broken"
+
+    def __init__(self, *, after: str = "") -> None:
+        self.after = after
+
+    async def compose(self, request: ComposeRequest) -> AsyncIterator[ComposerEvent]:
+        if self.after:
+            yield TextDelta(self.after)
+            raise ComposerError("model_interrupted", "stream cut", retryable=True)
+        raise ComposerError("model_unavailable", "connection refused", retryable=True)
+        yield TextDelta("")  # pragma: no cover - makes this an async generator
+
+
+def test_failure_before_text_falls_back_and_records_it(embedder: CountingEmbedder) -> None:
+    handbook_load(embedder)
+    providers = providers_fake(embedder)
+    providers = Providers(
+        **{
+            **providers.__dict__,
+            "composer": FailingComposer(),
+            "fallback_composer": ScriptedComposer(),
+        }
+    )
+    turn, events = _run(providers, "how many days of annual leave?")
+
+    assert _types(events)[-1] == "finished"
+    assert turn.composer == "scripted" and turn.fallback_reason == "broken: model_unavailable"
+
+
+def test_failure_mid_answer_ends_with_failed_and_keeps_the_partial_answer(
+    embedder: CountingEmbedder,
+) -> None:
+    handbook_load(embedder)
+    providers = providers_fake(embedder)
+    broken = FailingComposer(after="Employees take twenty-six days [c1] and")
+    providers = Providers(
+        **{**providers.__dict__, "composer": broken, "fallback_composer": ScriptedComposer()}
+    )
+    turn, events = _run(providers, "how many days of annual leave?")
+
+    assert _types(events)[-1] == "failed"
+    assert events[-1]["data"] == {
+        "code": "model_interrupted",
+        "message": "The model stopped before finishing; the partial answer is kept.",
+        "retryable": True,
+    }
+    assert turn.status == TurnStatus.FAILED and turn.partial and turn.answer.startswith("Employees")
+
+
+def test_aliases_outside_the_context_are_dropped_and_recorded(embedder: CountingEmbedder) -> None:
+    handbook_load(embedder)
+    composer = ScriptedComposer(pieces=("Leave is twenty-six days [c1][c9].",))
+    turn, events = _run(providers_fake(embedder, composer=composer), "annual leave days?")
+
+    assert [e["data"]["alias"] for e in events if e["type"] == "citation"] == ["c1"]
+    assert turn.dropped_citations == ["c9"]
+
+
+def test_cancelling_stores_a_cancelled_terminal_event(embedder: CountingEmbedder) -> None:
+    handbook_load(embedder)
+    providers = providers_fake(embedder, composer=ScriptedComposer(delay_s=0.5))
+    turn = turn_start(conversation=Conversation.objects.create(), question="annual leave days?")
+
+    async def cancel_mid_answer() -> None:
+        task = asyncio.ensure_future(_consume_forever(turn.pk, providers))
+        await asyncio.sleep(0.8)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    async_to_sync(cancel_mid_answer)()
+    turn.refresh_from_db()
+    events = turn_events_since(turn_id=turn.pk)
+    assert events[-1]["type"] == "failed" and events[-1]["data"]["code"] == "cancelled"
+    assert turn.status == TurnStatus.CANCELLED
+    assert sum(e["type"] in {"finished", "failed"} for e in events) == 1
+
+
+async def _consume_forever(turn_id: int, providers: Providers) -> None:
+    async for _ in turn_run(turn_id=turn_id, providers=providers):
+        pass
