@@ -72,7 +72,9 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "ragplatform.urls"
-LOGIN_URL = "/admin/login/"
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/accounts/login/"
 ASGI_APPLICATION = "ragplatform.asgi.application"
 
 TEMPLATES = [

@@ -177,7 +177,8 @@ async def test_real_model_streams_text_then_a_support_signal(real_chat: OpenAICh
 async def test_real_model_over_a_tiny_time_limit_is_a_retryable_timeout(
     real_chat: OpenAIChatModel,
 ) -> None:
-    composer = OpenAIComposer(real_chat, timeout_s=0.05, max_tokens=16)
+    # A deadline shorter than any first token: the timeout must come before any text.
+    composer = OpenAIComposer(real_chat, timeout_s=0.001, max_tokens=16)
 
     with pytest.raises(ComposerError) as caught:
         await run(composer, ask())

@@ -73,7 +73,7 @@ def test_classification_overlaps_first_pass_retrieval(embedder: CountingEmbedder
     turn, _ = _run(providers_fake(embedder), "how many days of annual leave?")
     spans = turn.timings_ms["spans"]
     retrieval_start, retrieval_end = spans["first_pass_retrieval"]
-    classify_start, classify_end = spans["classification"]
+    classify_start, _ = spans["classification"]
     assert retrieval_start <= classify_start < retrieval_end  # retrieval was already running
 
 
@@ -92,7 +92,7 @@ def test_middling_confidence_bumps_the_tier_and_answers_with_a_document_list(
 ) -> None:
     handbook_load(embedder)
     middling = FixedClassifier(result=classification(confidence=0.6))
-    turn, events = _run(providers_fake(embedder, classifier=middling), "annual leave days")
+    _, events = _run(providers_fake(embedder, classifier=middling), "annual leave days")
 
     assert events[0]["data"]["action"] == "hybrid" and events[0]["data"]["tier"] == "T2"
     assert _types(events)[1] == "search_results" and _types(events)[-1] == "finished"
@@ -101,7 +101,7 @@ def test_middling_confidence_bumps_the_tier_and_answers_with_a_document_list(
 def test_search_intent_returns_ranked_documents_with_highlights(embedder: CountingEmbedder) -> None:
     handbook_load(embedder)
     search = FixedClassifier(result=classification(Intent.SEARCH))
-    turn, events = _run(providers_fake(embedder, classifier=search), "travel expenses refunded")
+    _, events = _run(providers_fake(embedder, classifier=search), "travel expenses refunded")
 
     assert _types(events) == ["classification", "search_results", "finished"]
     results = events[1]["data"]["results"]

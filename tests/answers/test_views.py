@@ -59,7 +59,7 @@ def answered_turn(conversation: Conversation) -> Turn:
 def test_anonymous_is_sent_to_the_login_page(client: Client) -> None:
     response = client.get("/")
     assert response.status_code == 302
-    assert response["Location"] == "/admin/login/?next=/"
+    assert response["Location"] == "/accounts/login/?next=/"
 
 
 @db

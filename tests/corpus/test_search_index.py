@@ -23,6 +23,8 @@ def _plan(sql: str, params: Sequence[Any]) -> str:
         # With a handful of rows a sequential scan is cheaper; forbid it to see what the
         # index can serve. An index with the wrong opclass would still not be chosen.
         cursor.execute("SET LOCAL enable_seqscan = off")
+        # Fresh statistics: earlier tests may have emptied and refilled the table.
+        cursor.execute("ANALYZE corpus_chunk")
         cursor.execute(f"EXPLAIN {sql}", params)
         return "\n".join(row[0] for row in cursor.fetchall())
 

@@ -1,0 +1,125 @@
+"""Grounded-answer quality on a BEIR-layout set with answers (PersianQA style).
+
+Each question goes through the same retrieval, context and composer stages as a turn
+(the router is left out: these are all questions by construction).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from asgiref.sync import async_to_sync
+
+from apps.answers.composing.types import Composer, ComposeRequest, Refusal, TextDelta
+from apps.answers.evaluation.beir import BeirQuery, corpus_id_from_filename
+from apps.answers.evaluation.metrics import percentile
+from apps.answers.retrieval.context import context_build
+from apps.answers.retrieval.pipeline import Retriever
+from apps.answers.retrieval.types import RetrievalRequest
+from apps.answers.streaming import extract_citations
+from apps.corpus.search import SearchFilters
+from apps.corpus.text import detect_language, normalise_text
+
+
+@dataclass
+class AnswerScores:
+    gold_cited: list[bool] = field(default_factory=list)
+    gold_contained: list[bool] = field(default_factory=list)
+    refused_answerable: list[bool] = field(default_factory=list)
+    refused_unanswerable: list[bool] = field(default_factory=list)
+    cited_relevant: int = 0
+    cited_total: int = 0
+    latency_ms: list[float] = field(default_factory=list)
+
+    def summary(self, **extra: Any) -> dict[str, Any]:
+        def share(values: Sequence[bool]) -> float:
+            return round(sum(values) / len(values), 4) if values else 0.0
+
+        return {
+            "gold_passage_cited": share(self.gold_cited),
+            "gold_answer_contained": share(self.gold_contained),
+            "refusal_rate_unanswerable": share(self.refused_unanswerable),
+            "false_refusal_rate": share(self.refused_answerable),
+            "citation_precision": round(self.cited_relevant / self.cited_total, 4)
+            if self.cited_total
+            else 0.0,
+            "answerable": len(self.gold_cited),
+            "unanswerable": len(self.refused_unanswerable),
+            "latency_ms_p50": round(percentile(self.latency_ms, 50), 1),
+            "latency_ms_p95": round(percentile(self.latency_ms, 95), 1),
+            **extra,
+        }
+
+
+@dataclass(frozen=True)
+class AnsweredQuestion:
+    text: str
+    cited_documents: tuple[str, ...]
+    refused: bool
+
+
+def answer_one(
+    *, query: str, retriever: Retriever, composer: Composer, filters: SearchFilters, budget: int
+) -> AnsweredQuestion:
+    async def run() -> AnsweredQuestion:
+        result = await retriever.retrieve(RetrievalRequest(query=query, filters=filters))
+        context = context_build(chunks=result.chunks, budget_tokens=budget)
+        request = ComposeRequest(
+            query=query, intent="factual_question", language=detect_language(query), context=context
+        )
+        raw, refused = "", False
+        async for event in composer.compose(request):
+            if isinstance(event, TextDelta):
+                raw += event.text
+            elif isinstance(event, Refusal):
+                refused = True
+        text, marks = extract_citations(raw)
+        aliases = context.by_alias()
+        cited = tuple(
+            dict.fromkeys(
+                corpus_id_from_filename(aliases[m.alias].chunk.filename)
+                for m in marks
+                if m.alias in aliases
+            )
+        )
+        return AnsweredQuestion(text, cited, refused)
+
+    return async_to_sync(run)()
+
+
+def answers_evaluate(
+    *,
+    queries: Sequence[BeirQuery],
+    retriever: Retriever,
+    composer: Composer,
+    filters: SearchFilters,
+    budget: int,
+    progress: Callable[[int], None] | None = None,
+) -> AnswerScores:
+    scores = AnswerScores()
+    for done, query in enumerate(queries, start=1):
+        start = time.perf_counter()
+        answered = answer_one(
+            query=query.text, retriever=retriever, composer=composer, filters=filters, budget=budget
+        )
+        scores.latency_ms.append((time.perf_counter() - start) * 1000)
+        if query.extra.get("is_impossible"):
+            scores.refused_unanswerable.append(answered.refused)
+        else:
+            _score_answerable(scores, query, answered)
+        if progress:
+            progress(done)
+    return scores
+
+
+def _score_answerable(scores: AnswerScores, query: BeirQuery, answered: AnsweredQuestion) -> None:
+    scores.refused_answerable.append(answered.refused)
+    scores.gold_cited.append(any(doc in query.relevant for doc in answered.cited_documents))
+    answers = [normalise_text(str(a)) for a in query.extra.get("answers") or [] if str(a).strip()]
+    text = normalise_text(answered.text)
+    scores.gold_contained.append(any(a in text for a in answers))
+    scores.cited_total += len(answered.cited_documents)
+    scores.cited_relevant += sum(doc in query.relevant for doc in answered.cited_documents)

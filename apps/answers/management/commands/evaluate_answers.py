@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from apps.answers.evaluation.answers import answers_evaluate
+from apps.answers.evaluation.beir import corpus_load, queries_load
+from apps.answers.providers.registry import providers_default
+from apps.corpus.search import SearchFilters
+
+
+class Command(BaseCommand):
+    help = "Score grounded answers on a BEIR-layout set with answers: gold passage cited, refusals, citation precision."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--dataset", required=True, type=Path)
+        parser.add_argument("--split", default="test")
+        parser.add_argument("--limit", type=int, default=None)
+        parser.add_argument("--workers", type=int, default=0)
+        parser.add_argument("--json", type=Path, default=None)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        dataset: Path = options["dataset"]
+        if not (dataset / "corpus.jsonl").exists():
+            raise CommandError(f"{dataset} has no corpus.jsonl (BEIR layout expected)")
+        collection = corpus_load(
+            dataset=dataset, collection_name=f"beir:{dataset.name}", workers=options["workers"]
+        )
+        queries = queries_load(dataset, split=options["split"])
+        # Unanswerable questions have no qrels; they count when the set marks them.
+        queries = [q for q in queries if q.relevant or q.extra.get("is_impossible")]
+        queries = queries[: options["limit"]]
+        providers = providers_default()
+        scores = answers_evaluate(
+            queries=queries,
+            retriever=providers.retriever,
+            composer=providers.composer,
+            filters=SearchFilters(collection_ids=(collection.pk,)),
+            budget=settings.RAG_CONTEXT_BUDGET_TOKENS,
+        )
+        summary = scores.summary(dataset=dataset.name, composer=providers.composer.name)
+        self.stdout.write(json.dumps(summary, indent=2))
+        if options["json"]:
+            options["json"].write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
