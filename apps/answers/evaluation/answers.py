@@ -118,7 +118,10 @@ def answers_evaluate(
 def _score_answerable(scores: AnswerScores, query: BeirQuery, answered: AnsweredQuestion) -> None:
     scores.refused_answerable.append(answered.refused)
     scores.gold_cited.append(any(doc in query.relevant for doc in answered.cited_documents))
-    answers = [normalise_text(str(a)) for a in query.extra.get("answers") or [] if str(a).strip()]
+    gold = query.extra.get("answers")
+    answers = (
+        [normalise_text(str(a)) for a in gold if str(a).strip()] if isinstance(gold, list) else []
+    )
     text = normalise_text(answered.text)
     scores.gold_contained.append(any(a in text for a in answers))
     scores.cited_total += len(answered.cited_documents)
