@@ -28,12 +28,11 @@ from django.utils.text import Truncator
 from django.utils.translation import ngettext
 
 from apps.corpus.models import Chunk, Collection, Document, DocumentStatus
-from apps.corpus.parsing import UnsupportedFileType
 from apps.corpus.services import (
-    FileTooLarge,
+    IncomingFile,
     collection_get_or_create,
     document_schedule,
-    document_submit,
+    files_ingest,
 )
 
 # --- Collections -----------------------------------------------------------------------------
@@ -162,29 +161,18 @@ def uploads_ingest(
     domain: str,
     document_type: str,
 ) -> UploadSummary:
-    """Submit each file on its own: a refused file is reported and never stops the others."""
-    queued: list[str] = []
-    unchanged: list[str] = []
-    refused: list[tuple[str, str]] = []
-    for upload in uploads:
-        name = upload.name or "unnamed"
-        try:
-            result = document_submit(
-                collection=collection,
-                filename=name,
-                data=upload.read(),
-                domain=domain,
-                document_type=document_type,
-            )
-        except (UnsupportedFileType, FileTooLarge) as exc:
-            refused.append((name, str(exc)))
-            continue
-        if result.unchanged:
-            unchanged.append(name)
-        else:
-            document_schedule(document=result.document, wait=False)
-            queued.append(name)
-    return UploadSummary(tuple(queued), tuple(unchanged), tuple(refused))
+    outcomes = files_ingest(
+        files=[IncomingFile(u.name or "unnamed", u.name or "unnamed", u.read) for u in uploads],
+        collection=collection,
+        wait=False,
+        domain=domain,
+        document_type=document_type,
+    )
+    return UploadSummary(
+        tuple(o.path for o in outcomes if o.action == "queued"),
+        tuple(o.path for o in outcomes if o.action == "unchanged"),
+        tuple((o.path, o.message) for o in outcomes if o.action == "refused"),
+    )
 
 
 @admin.register(Document)

@@ -62,14 +62,10 @@ class KeywordQuery:
         return cls(text=" or ".join(terms), terms=terms)
 
 
-def chunks_dense_search(
-    *,
-    embedding: Sequence[float],
-    filters: SearchFilters,
-    limit: int,
-    ef_search: int = 100,
-) -> list[ScoredChunk]:
-    """Cosine similarity via the HNSW index; iterative scans keep `limit` rows under filters."""
+def dense_search_sql(
+    *, embedding: Sequence[float], filters: SearchFilters, limit: int
+) -> tuple[str, list[Any]]:
+    """The nearest-neighbour query (cosine distance, so the vector_cosine_ops HNSW index serves it)."""
     where, params = filters.sql()
     vector = "[" + ",".join(f"{x:.7f}" for x in embedding) + "]"
     sql = f"""
@@ -79,12 +75,28 @@ def chunks_dense_search(
         ORDER BY c.embedding <=> %s::vector
         LIMIT %s
     """  # noqa: S608 - the WHERE fragment is built from constants; values are parameters
+    return sql, [vector, *params, vector, limit]
+
+
+def dense_search_settings(cursor: Any, *, ef_search: int, limit: int) -> None:
+    """Per-transaction HNSW settings. Iterative scans keep going past entries that filters,
+    or dead rows left by re-ingestion, remove, so a scan still returns `limit` rows."""
+    cursor.execute("SELECT set_config('hnsw.ef_search', %s, true)", [str(max(ef_search, limit))])
+    cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+
+
+def chunks_dense_search(
+    *,
+    embedding: Sequence[float],
+    filters: SearchFilters,
+    limit: int,
+    ef_search: int = 100,
+) -> list[ScoredChunk]:
+    """Cosine similarity via the HNSW index, best first."""
+    sql, params = dense_search_sql(embedding=embedding, filters=filters, limit=limit)
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT set_config('hnsw.ef_search', %s, true)", [str(max(ef_search, limit))]
-        )
-        cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
-        cursor.execute(sql, [vector, *params, vector, limit])
+        dense_search_settings(cursor, ef_search=ef_search, limit=limit)
+        cursor.execute(sql, params)
         rows = cursor.fetchall()
     # relaxed_order may return neighbours slightly out of order.
     return sorted((ScoredChunk(r[0], float(r[1])) for r in rows), key=lambda s: -s.score)

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from django.db.models import QuerySet
-from pgvector.django import CosineDistance
 
-from apps.corpus.models import Chunk, Collection, Document
+from apps.corpus.models import Collection, Document
 
 
 def documents_list(*, collection: Collection | None = None) -> QuerySet[Document]:
@@ -17,18 +16,6 @@ def documents_list(*, collection: Collection | None = None) -> QuerySet[Document
 
 def document_get(*, document_id: int) -> Document:
     return Document.objects.select_related("collection").get(pk=document_id)
-
-
-def chunks_nearest(
-    *, embedding: Sequence[float], limit: int = 10, collection_ids: Sequence[int] | None = None
-) -> QuerySet[Chunk]:
-    """Nearest chunks by cosine distance; served by the HNSW index (vector_cosine_ops)."""
-    chunks = Chunk.objects.defer("embedding", "search_vector")
-    if collection_ids:
-        chunks = chunks.filter(document__collection_id__in=collection_ids)
-    return chunks.annotate(distance=CosineDistance("embedding", list(embedding))).order_by(
-        "distance"
-    )[:limit]
 
 
 class UnknownCollection(ValueError):

@@ -339,28 +339,51 @@ def document_schedule(*, document: Document, wait: bool) -> None:
     transaction.on_commit(lambda: document_process_task.enqueue(document.pk))
 
 
-def paths_ingest(
-    *, paths: Sequence[str], collection: Collection, wait: bool
+@dataclass(frozen=True)
+class IncomingFile:
+    label: str  # what reports call it (a path, an upload's name)
+    filename: str
+    read: Callable[[], bytes]
+
+
+def files_ingest(
+    *,
+    files: Iterable[IncomingFile],
+    collection: Collection,
+    wait: bool,
+    domain: str = "",
+    document_type: str = "",
 ) -> list[IngestOutcome]:
-    """Ingest files and folders (recursively); refused files are reported, never fatal."""
+    """Submit each file on its own: a refused file is reported and never stops the others."""
     outcomes: list[IngestOutcome] = []
-    for path in _expand(Path(p) for p in paths):
+    for incoming in files:
         try:
             result = document_submit(
-                collection=collection, filename=path.name, data=path.read_bytes()
+                collection=collection,
+                filename=incoming.filename,
+                data=incoming.read(),
+                domain=domain,
+                document_type=document_type,
             )
         except DocumentError as exc:
-            outcomes.append(IngestOutcome(str(path), None, "refused", str(exc)))
+            outcomes.append(IngestOutcome(incoming.label, None, "refused", str(exc)))
             continue
         if result.unchanged:
-            outcomes.append(IngestOutcome(str(path), result.document, "unchanged"))
+            outcomes.append(IngestOutcome(incoming.label, result.document, "unchanged"))
             continue
         document_schedule(document=result.document, wait=wait)
         doc = result.document
-        outcomes.append(
-            IngestOutcome(str(path), doc, "processed" if wait else "queued", doc.error_message)
-        )
+        action = "processed" if wait else "queued"
+        outcomes.append(IngestOutcome(incoming.label, doc, action, doc.error_message))
     return outcomes
+
+
+def paths_ingest(
+    *, paths: Sequence[str], collection: Collection, wait: bool
+) -> list[IngestOutcome]:
+    """Ingest files and folders (recursively)."""
+    files = (IncomingFile(str(p), p.name, p.read_bytes) for p in _expand(Path(p) for p in paths))
+    return files_ingest(files=files, collection=collection, wait=wait)
 
 
 def _expand(paths: Iterable[Path]) -> Iterator[Path]:

@@ -16,7 +16,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from apps.analytics.models import ConversationCategory
-from apps.answers.admin import EstimatedCountPaginator, answer_pieces, timeline_bars
+from apps.answers.admin import EstimatedCountPaginator
+from apps.answers.audit import answer_pieces, timeline_bars
 from apps.answers.models import Citation, CitationKind, Turn, TurnEvent, TurnStatus
 from apps.corpus.models import Chunk
 from tests.factories import (

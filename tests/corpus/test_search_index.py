@@ -11,7 +11,7 @@ from django.db import connection
 from pgvector.django import L2Distance
 
 from apps.corpus.models import Chunk, Collection
-from apps.corpus.selectors import chunks_nearest
+from apps.corpus.search import SearchFilters, chunks_dense_search, dense_search_sql
 from apps.corpus.services import document_process, document_submit
 from tests.conftest import CountingEmbedder
 
@@ -23,6 +23,7 @@ def _plan(sql: str, params: Sequence[Any]) -> str:
         # With a handful of rows a sequential scan is cheaper; forbid it to see what the
         # index can serve. An index with the wrong opclass would still not be chosen.
         cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_sort = off")
         # Fresh statistics: earlier tests may have emptied and refilled the table.
         cursor.execute("ANALYZE corpus_chunk")
         cursor.execute(f"EXPLAIN {sql}", params)
@@ -31,20 +32,42 @@ def _plan(sql: str, params: Sequence[Any]) -> str:
 
 @pytest.fixture
 def indexed(collection: Collection, embedder: CountingEmbedder) -> CountingEmbedder:
-    text = "\n\n".join(f"Paragraph {i} about topic {i} and detail {i * 7}." for i in range(30))
-    result = document_submit(collection=collection, filename="many.txt", data=text.encode())
+    # One section per paragraph: chunks never cross a heading, so this makes 30 chunks.
+    text = "\n\n".join(
+        f"## Part {i}\n\nParagraph {i} about topic {i}, detail {i * 7}." for i in range(30)
+    )
+    result = document_submit(collection=collection, filename="many.md", data=text.encode())
     document_process(document_id=result.document.pk)
     return embedder
 
 
 def test_cosine_nearest_neighbour_query_uses_the_hnsw_index(indexed: CountingEmbedder) -> None:
-    query = chunks_nearest(embedding=indexed.embed_query("topic 3").tolist(), limit=5)
-    sql, params = query.query.sql_with_params()
+    embedding = indexed.embed_query("topic 3").tolist()
+    sql, params = dense_search_sql(embedding=embedding, filters=SearchFilters(), limit=5)
 
-    plan = _plan(sql, list(params))
+    plan = _plan(sql, params)
 
     assert "corpus_chunk_embedding_hnsw" in plan, plan
-    assert len(list(query)) >= 1
+    found = chunks_dense_search(embedding=embedding, filters=SearchFilters(), limit=5)
+    assert len(found) == 5
+
+
+def test_dead_rows_from_reingestion_do_not_starve_the_scan(
+    collection: Collection, indexed: CountingEmbedder
+) -> None:
+    """Deleted chunks stay in the HNSW graph until vacuum; iterative scans step past them."""
+    document = collection.documents.get()
+    text = "\n\n".join(f"## Part {i}\n\nReplacement {i} on subject {i}." for i in range(30))
+    document_submit(collection=collection, filename=document.filename, data=text.encode())
+    document_process(document_id=document.pk)
+    embedding = indexed.embed_query("topic 3").tolist()
+    with connection.cursor() as cursor:  # make the planner walk the HNSW graph, as at scale
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_sort = off")
+
+    found = chunks_dense_search(embedding=embedding, filters=SearchFilters(), limit=20, ef_search=1)
+
+    assert len(found) == 20
 
 
 def test_l2_ordering_cannot_use_the_cosine_index(indexed: CountingEmbedder) -> None:

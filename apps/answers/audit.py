@@ -1,0 +1,193 @@
+"""Pure pieces of the turn audit page and its CSV export (no admin classes here).
+
+Kept apart from admin.py so the audit logic can be read and tested on its own.
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import QuerySet
+from django.http import StreamingHttpResponse
+from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
+from django.utils.text import Truncator
+
+from apps.answers.models import Turn
+
+# --- CSV export ------------------------------------------------------------------------------
+
+CSV_COLUMNS: dict[str, str] = {
+    "id": "pk",
+    "created_at": "created_at",
+    "conversation": "conversation_id",
+    "conversation_title": "conversation__title",
+    "question": "question",
+    "answer": "answer",
+    "intent": "intent",
+    "tier": "tier",
+    "action": "action",
+    "router_confidence": "router_confidence",
+    "confidence": "confidence",
+    "band": "confidence_band",
+    "composer": "composer",
+    "citations": "citation_count",
+    "status": "status",
+    "error_code": "error_code",
+}
+# A spreadsheet runs a cell starting with these as a formula; questions are user input.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+class _Echo:
+    def write(self, value: str) -> str:
+        return value
+
+
+def _csv_cell(value: object) -> object:
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value.isoformat() if hasattr(value, "isoformat") else value
+
+
+def turns_csv(queryset: QuerySet[Turn]) -> StreamingHttpResponse:
+    """Stream rows as they are read (a server-side cursor), so an export never sits in memory."""
+    writer = csv.writer(_Echo())
+    rows = queryset.values_list(*CSV_COLUMNS.values()).iterator(chunk_size=500)
+    lines = itertools.chain(
+        [writer.writerow(CSV_COLUMNS)],
+        (writer.writerow([_csv_cell(v) for v in row]) for row in rows),
+    )
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
+    stamp = timezone.now().strftime("%Y%m%d-%H%M")
+    response["Content-Disposition"] = f'attachment; filename="turns-{stamp}.csv"'
+    return response
+
+
+# --- The audit page's pieces (pure) ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AnswerPiece:
+    text: str
+    cited: bool = False  # the sentence just before one or more markers
+    aliases: tuple[str, ...] = ()
+
+
+_SENTENCE_END = re.compile(r"[.!?؟…]\s+|\n+")
+
+
+def _split_last_sentence(segment: str) -> tuple[str, str]:
+    # A marker may stand after the full stop ("... leave. [c1]"): ignore it when looking back.
+    body = segment.rstrip().rstrip(".!?؟…")
+    cut = max((m.end() for m in _SENTENCE_END.finditer(body)), default=0)
+    return segment[:cut], segment[cut:]
+
+
+def answer_pieces(answer: str, marks: Iterable[tuple[int, str]]) -> list[AnswerPiece]:
+    """Cut the stored answer (markers stripped) back at the offsets where its markers stood."""
+    at: dict[int, list[str]] = {}
+    for position, alias in marks:
+        at.setdefault(min(max(position, 0), len(answer)), []).append(alias)
+    pieces: list[AnswerPiece] = []
+    start = 0
+    for position in sorted(at):
+        lead, sentence = _split_last_sentence(answer[start:position])
+        if lead:
+            pieces.append(AnswerPiece(lead))
+        pieces.append(AnswerPiece(sentence, cited=True, aliases=tuple(at[position])))
+        start = position
+    if start < len(answer):
+        pieces.append(AnswerPiece(answer[start:]))
+    return pieces
+
+
+def answer_html(pieces: Sequence[AnswerPiece], titles: Mapping[str, str]) -> SafeString:
+    def render(piece: AnswerPiece) -> SafeString:
+        if not piece.cited:
+            return format_html("{}", piece.text)
+        chips = format_html_join(
+            "",
+            '<a class="chip" href="#citation-{}" title="{}">[{}]</a>',
+            ((a, titles.get(a, ""), a) for a in piece.aliases),
+        )
+        return format_html('<mark class="cited">{}</mark>{}', piece.text, chips)
+
+    return format_html_join("", "{}", ((render(p),) for p in pieces))
+
+
+@dataclass(frozen=True)
+class TimelineBar:
+    stage: str
+    start_ms: float
+    end_ms: float
+    left_pct: float
+    width_pct: float
+
+
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def timeline_bars(timings: Mapping[str, Any]) -> list[TimelineBar]:
+    """Spans (stage -> [start, end] ms from the turn start) as bars on one scale."""
+    spans: list[tuple[str, float, float]] = []
+    for stage, span in (timings.get("spans") or {}).items():
+        if isinstance(span, list | tuple) and len(span) == 2:
+            start, end = _number(span[0]), _number(span[1])
+            if start is not None and end is not None and end >= start:
+                spans.append((str(stage), start, end))
+    total = _number(timings.get("total_ms"))
+    if total is not None:
+        spans.append(("total", 0.0, total))
+    scale = max((end for _, _, end in spans), default=0.0)
+    if scale <= 0:
+        return []
+    return [
+        TimelineBar(
+            stage,
+            start,
+            end,
+            left_pct=round(start / scale * 100, 2),
+            width_pct=max(round((end - start) / scale * 100, 2), 0.5),
+        )
+        for stage, start, end in sorted(spans, key=lambda s: (s[0] == "total", s[1]))
+    ]
+
+
+def stage_timings(
+    timings: Mapping[str, Any], *, skip: Sequence[str] = ()
+) -> list[tuple[str, float]]:
+    """Numeric leaves of a timings dict, nested stages flattened as `outer.inner`."""
+    out: list[tuple[str, float]] = []
+    for stage, value in timings.items():
+        if stage in skip:
+            continue
+        if isinstance(value, Mapping):
+            out.extend((f"{stage}.{inner}", ms) for inner, ms in stage_timings(value))
+        elif (ms := _number(value)) is not None:
+            out.append((str(stage), ms))
+    return out
+
+
+def scaled_stages(stages: Sequence[tuple[str, float]]) -> list[tuple[str, float, float]]:
+    longest = max((ms for _, ms in stages), default=0.0) or 1.0
+    return [(stage, ms, ms / longest * 100) for stage, ms in stages]
+
+
+def leg_value(candidate: Mapping[str, Any], leg: str) -> str:
+    rank, score = candidate.get(f"{leg}_rank"), _number(candidate.get(f"{leg}_score"))
+    if rank is None:
+        return "–"
+    return f"{rank} · {score:.3f}" if score is not None else str(rank)
+
+
+def short_json(data: object, limit: int = 160) -> str:
+    return Truncator(json.dumps(data, ensure_ascii=False, default=str)).chars(limit)
