@@ -50,3 +50,16 @@ def test_refused_file_is_reported_not_fatal(tmp_path: Path, embedder: CountingEm
 def test_missing_path_is_a_command_error(tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="No such file"):
         call_command("ingest", str(tmp_path / "nope"), "--wait")
+
+
+def test_search_reindex_restores_the_postings(tmp_path: Path, embedder: CountingEmbedder) -> None:
+    from apps.corpus.models import ChunkTerm
+
+    (tmp_path / "a.md").write_text("# A\n\nAlpha bravo charlie.")
+    _run(str(tmp_path), "--wait")
+    before = ChunkTerm.objects.count()
+    ChunkTerm.objects.all().delete()
+
+    call_command("search_reindex", stdout=StringIO())
+
+    assert ChunkTerm.objects.count() == before > 0

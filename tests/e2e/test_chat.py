@@ -83,7 +83,8 @@ def composer(monkeypatch: pytest.MonkeyPatch, embedder: CountingEmbedder) -> Scr
 @pytest.fixture
 def chat_page(page: Page, daphne_url: str, django_user_model: type[User]) -> Page:
     """Log in through the login page the chat redirects to, and land back on the chat."""
-    django_user_model.objects.create_user("ada", password=PASSWORD, is_staff=True)
+    # A plain user, not staff: the chat has its own login page, not the admin's.
+    django_user_model.objects.create_user("ada", password=PASSWORD)
     page.set_default_timeout(10_000)
     page.goto(f"{daphne_url}/")
     page.get_by_label("Username").fill("ada")
