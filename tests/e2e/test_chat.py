@@ -72,9 +72,10 @@ def daphne_url(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Ite
 
 @pytest.fixture
 def composer(monkeypatch: pytest.MonkeyPatch, embedder: CountingEmbedder) -> ScriptedComposer:
-    """Answers stream in three pieces a quarter second apart (several seconds with SLOW_WORD)."""
+    """Answers stream in three pieces 1.5 s apart (several seconds with SLOW_WORD): slow enough
+    that a loaded CI machine still sees the answer mid-stream."""
     handbook_load(embedder)
-    scripted = ScriptedComposer(delay_for=lambda q: 2.0 if SLOW_WORD in q else 0.25)
+    scripted = ScriptedComposer(delay_for=lambda q: 3.0 if SLOW_WORD in q else 1.5)
     fake = providers_fake(embedder, composer=scripted)
     monkeypatch.setattr("apps.answers.providers.registry.providers_default", lambda: fake)
     return scripted
