@@ -136,16 +136,26 @@ class Chunk(models.Model):
 class ChunkTerm(models.Model):
     """Postings of the keyword index: how often each lexeme occurs in each chunk.
 
-    Filled from the chunk's tsvector at ingestion, so BM25 can read term frequencies and
-    document frequencies for just the query's lexemes instead of unnesting every match.
+    Filled from the chunk's tsvector at ingestion, so BM25 reads term and document
+    frequencies for just the query's lexemes. The chunk's document, text-search config and
+    length are copied here (rewritten with the chunk) so scoring needs no join per posting.
     """
 
     chunk = models.ForeignKey(Chunk, on_delete=models.CASCADE, related_name="terms")
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
     lexeme = models.CharField(max_length=255)
+    config = models.CharField(max_length=20)  # the chunk's search_config
     tf = models.PositiveIntegerField()
+    length = models.PositiveIntegerField()  # the chunk's search_length
 
     class Meta:
-        indexes = [models.Index(fields=["lexeme", "chunk"], name="corpus_chunkterm_lexeme_idx")]
+        indexes = [
+            models.Index(
+                fields=["lexeme"],
+                include=["chunk", "document", "config", "tf", "length"],
+                name="corpus_chunkterm_postings",
+            )
+        ]
         constraints = [
             models.UniqueConstraint(fields=["chunk", "lexeme"], name="corpus_chunkterm_once"),
         ]

@@ -144,10 +144,10 @@ def _bm25(
 ) -> list[ScoredChunk]:
     """Okapi BM25 from the postings table (corpus_chunkterm), filled at ingestion.
 
-    Only the postings of the query's own lexemes are read; document frequencies are counted
-    within the filtered scope from those same rows, chunk lengths come from search_length.
+    Only the postings of the query's own lexemes are read (an index-only scan of the covering
+    index); document frequencies are counted within the filtered scope from those same rows.
     """
-    where, params = _named(filters)
+    where, params = _postings_scope(filters)
     total, avg_length = _scope_stats(filters)
     if not total:
         return []
@@ -157,21 +157,22 @@ def _bm25(
             FROM (VALUES ('english'), ('simple')) AS v(cfg),
                  unnest(tsvector_to_array(to_tsvector(v.cfg::regconfig, %(terms)s))) AS lexeme
         ),
-        hits AS (
-            SELECT t.chunk_id, t.tf, c.search_length, q.cfg, q.lexeme
+        hits AS MATERIALIZED (
+            SELECT t.chunk_id, t.tf::float8 AS tf, t.length::float8 AS length, t.config, t.lexeme
             FROM terms q
-            JOIN corpus_chunkterm t ON t.lexeme = q.lexeme
-            JOIN corpus_chunk c ON c.id = t.chunk_id AND c.search_config = q.cfg
-            JOIN corpus_document d ON d.id = c.document_id
+            JOIN corpus_chunkterm t ON t.lexeme = q.lexeme AND t.config = q.cfg
             WHERE {where}
         ),
-        df AS (SELECT cfg, lexeme, count(*) AS n FROM hits GROUP BY cfg, lexeme)
+        idf AS (
+            SELECT config, lexeme,
+                   ln(1 + (%(total)s - count(*) + 0.5) / (count(*) + 0.5)) AS w
+            FROM hits GROUP BY config, lexeme
+        )
         SELECT h.chunk_id, sum(
-            ln(1 + (%(total)s - df.n + 0.5) / (df.n + 0.5))
-            * h.tf * (%(k1)s + 1)
-            / (h.tf + %(k1)s * (1 - %(b)s + %(b)s * h.search_length / %(avg)s))
+            idf.w * h.tf * (%(k1)s + 1)
+            / (h.tf + %(k1)s * (1 - %(b)s + %(b)s * h.length / %(avg)s))
         ) AS score
-        FROM hits h JOIN df ON df.cfg = h.cfg AND df.lexeme = h.lexeme
+        FROM hits h JOIN idf ON idf.config = h.config AND idf.lexeme = h.lexeme
         GROUP BY h.chunk_id
         ORDER BY score DESC, h.chunk_id
         LIMIT %(limit)s
@@ -179,14 +180,39 @@ def _bm25(
     values: dict[str, Any] = {
         "terms": " ".join(query.terms),
         "limit": limit,
-        "total": total,
-        "avg": avg_length,
-        "k1": k1,
-        "b": b,
+        "total": float(total),
+        "avg": float(avg_length),
+        "k1": float(k1),
+        "b": float(b),
     }
     with connection.cursor() as cursor:
         cursor.execute(sql, {**values, **params})
         return [ScoredChunk(r[0], float(r[1])) for r in cursor.fetchall()]
+
+
+_CONFIG_FOR_LANGUAGE = {"en": "english", "fa": "simple"}
+
+
+def _postings_scope(filters: SearchFilters) -> tuple[str, dict[str, Any]]:
+    """The filters over postings `t`: documents through one hashed sub-select, languages
+    through the text-search config they imply (a chunk's config follows its language)."""
+    clauses: list[str] = ["TRUE"]
+    params: dict[str, Any] = {}
+    document_filters = SearchFilters(
+        collection_ids=filters.collection_ids,
+        domains=filters.domains,
+        document_types=filters.document_types,
+    )
+    if document_filters != SearchFilters():
+        where, values = _named(document_filters)
+        subquery = f"SELECT d.id FROM corpus_document d WHERE {where}"  # noqa: S608 - constant columns
+        clauses.append(f"t.document_id IN ({subquery})")
+        params.update(values)
+    if filters.languages:
+        configs = sorted({_CONFIG_FOR_LANGUAGE.get(lang, "simple") for lang in filters.languages})
+        clauses.append("t.config = ANY(%(configs)s)")
+        params["configs"] = configs
+    return " AND ".join(f"({c})" for c in clauses), params
 
 
 _STATS_TTL_S = 60.0

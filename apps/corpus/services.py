@@ -274,15 +274,12 @@ def _search_vectors_update(document_id: int) -> None:
             """,
             [document_id],
         )
-        cursor.execute(
-            "DELETE FROM corpus_chunkterm t USING corpus_chunk c "
-            "WHERE c.id = t.chunk_id AND c.document_id = %s",
-            [document_id],
-        )
+        cursor.execute("DELETE FROM corpus_chunkterm WHERE document_id = %s", [document_id])
         cursor.execute(
             """
-            INSERT INTO corpus_chunkterm (chunk_id, lexeme, tf)
-            SELECT c.id, u.lexeme, cardinality(u.positions)
+            INSERT INTO corpus_chunkterm (chunk_id, document_id, lexeme, config, tf, length)
+            SELECT c.id, c.document_id, u.lexeme, c.search_config, cardinality(u.positions),
+                   c.search_length
             FROM corpus_chunk c, unnest(c.search_vector) u
             WHERE c.document_id = %s
             """,

@@ -24,7 +24,7 @@ class Command(BaseCommand):
         parser.add_argument("--mode", choices=["hybrid", "dense", "keyword"], default="hybrid")
         parser.add_argument("--rerank", choices=["none", "remote"], default="none")
         parser.add_argument("--keyword-scoring", choices=["bm25", "ts_rank_cd"], default="bm25")
-        parser.add_argument("--rrf-k", type=int, default=60)
+        parser.add_argument("--rrf-k", type=int, default=20)
         parser.add_argument("--dense-weight", type=float, default=1.0)
         parser.add_argument("--keyword-weight", type=float, default=1.0)
         parser.add_argument(
