@@ -325,8 +325,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"{os.cpu_count()} cores, {load_line()}; {args.queries} held-out queries", flush=True)
     results = []
     with connect() as conn:
-        server = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
-        print(f"PostgreSQL {conn.info.server_version}, pgvector {(server.fetchone() or ['?'])[0]}")
+        version = conn.info.server_version
+        vector = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+        print(
+            f"PostgreSQL {version // 10000}.{version % 10000}, "
+            f"pgvector {(vector.fetchone() or ['?'])[0]}"
+        )
         for size in args.sizes:
             results.append(size_measure(conn, synth, queries, size, args))
             size_print(results[-1])

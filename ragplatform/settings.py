@@ -213,5 +213,8 @@ RAG_COMPOSER = env_choice("RAG_COMPOSER", "auto", ("auto", "extractive", "openai
 RAG_RERANK = env_choice("RAG_RERANK", "none", ("none", "remote"))
 RAG_RERANK_BASE_URL = env_str("RAG_RERANK_BASE_URL")
 RAG_RERANK_MODEL = env_str("RAG_RERANK_MODEL", "rerank")
+# HNSW candidate list per query: 100 keeps recall@10 >= 0.99 at 100k chunks; raise it to
+# ~200 from several hundred thousand chunks up (benchmarks/vector_scale.py, docs/benchmarks.md).
+RAG_HNSW_EF_SEARCH = env_int("RAG_HNSW_EF_SEARCH", 100, minimum=10)
 RAG_KEYWORD_SCORING = env_choice("RAG_KEYWORD_SCORING", "bm25", ("bm25", "ts_rank_cd"))
 RAG_CATEGORY_THRESHOLD = env_float("RAG_CATEGORY_THRESHOLD", 0.82, low=0.0, high=1.0)

@@ -75,7 +75,8 @@ def providers_default() -> Providers:
             config=RetrievalConfig(
                 keyword_scoring="ts_rank_cd"
                 if settings.RAG_KEYWORD_SCORING == "ts_rank_cd"
-                else "bm25"
+                else "bm25",
+                ef_search=settings.RAG_HNSW_EF_SEARCH,
             ),
             reranker=_reranker(),
             chat=chat,
