@@ -175,6 +175,10 @@ def uploads_ingest(
     )
 
 
+# Processing owns every other field (title and language are re-derived from the file).
+DOCUMENT_EDITABLE_FIELDS = frozenset({"collection", "domain", "document_type"})
+
+
 @admin.register(Document)
 class DocumentAdmin(admin.ModelAdmin[Document]):
     list_display = [
@@ -211,23 +215,11 @@ class DocumentAdmin(admin.ModelAdmin[Document]):
             },
         ),
     ]
-    # Processing owns these (the title and language are re-derived from the file each time).
     readonly_fields = [
-        "title",
-        "filename",
-        "original_file",
-        "language",
-        "mime_type",
-        "size",
-        "status_badge",
-        "progress_bar",
-        "error_message",
-        "chunks_link",
-        "sha256",
-        "indexed_sha256",
-        "created_at",
-        "updated_at",
-        "ingested_at",
+        name
+        for _, options in fieldsets
+        for name in options["fields"]
+        if isinstance(name, str) and name not in DOCUMENT_EDITABLE_FIELDS
     ]
 
     def has_add_permission(self, request: HttpRequest) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -14,7 +14,6 @@ from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 from django.conf import LazySettings
 from django.contrib.auth.models import AnonymousUser, User
-from django.db import connections
 
 from apps.answers import consumers
 from apps.answers.models import Turn, TurnStatus
@@ -23,23 +22,13 @@ from ragplatform.routing import websocket_urlpatterns
 from tests.answers.fakes import ANSWER_TEXT, ScriptedComposer, handbook_load, providers_fake
 from tests.conftest import CountingEmbedder
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("close_db_connections"),
+]
 
 Envelope = dict[str, Any]
 TERMINAL = {"finished", "failed"}
-
-
-@pytest.fixture(autouse=True)
-async def _close_db_connections() -> AsyncIterator[None]:
-    """The answer's database work runs in asgiref's shared worker thread; close that thread's
-    connection afterwards, or the test database cannot be dropped at the end of the run."""
-    yield
-    await sync_to_async(connections.close_all)()
-
-
-@pytest.fixture
-def user(django_user_model: type[User]) -> User:
-    return django_user_model.objects.create_user("ada", password="a-long-test-password")
 
 
 @pytest.fixture

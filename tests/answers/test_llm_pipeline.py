@@ -63,7 +63,11 @@ def test_a_real_model_streams_through_the_whole_turn(
     turn, events = _events(providers, "How many days of annual leave do employees get?")
 
     types = [e["type"] for e in events]
-    assert types[0] == "classification" and types.count("token") >= 2
+    # The coalescer may merge a short answer into one piece; streaming itself is checked
+    # piece by piece in test_composing_openai. Here: what streamed is what was stored.
+    assert types[0] == "classification" and types.count("token") >= 1
+    streamed = "".join(e["data"]["text"] for e in events if e["type"] == "token")  # type: ignore[index]
+    assert streamed == turn.answer
     assert sum(t in {"finished", "failed"} for t in types) == 1
     assert turn.composer == f"openai/{chat.name}" and not turn.fallback_reason
     assert turn.status in {TurnStatus.FINISHED, TurnStatus.FAILED}

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
-from django.db import connections
 from django.http import StreamingHttpResponse
 from django.test import AsyncClient
 
@@ -21,22 +20,12 @@ from apps.answers.turn.entry import turn_events, turn_filters
 from tests.answers.fakes import ANSWER_TEXT, ScriptedComposer, handbook_load, providers_fake
 from tests.conftest import CountingEmbedder
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("close_db_connections"),
+]
 
 SSE = {"Accept": "text/event-stream"}
-
-
-@pytest.fixture(autouse=True)
-async def _close_db_connections() -> AsyncIterator[None]:
-    """The answer's database work runs in asgiref's shared worker thread; close that thread's
-    connection afterwards, or the test database cannot be dropped at the end of the run."""
-    yield
-    await sync_to_async(connections.close_all)()
-
-
-@pytest.fixture
-def user(django_user_model: type[User]) -> User:
-    return django_user_model.objects.create_user("ada", password="a-long-test-password")
 
 
 @pytest.fixture

@@ -211,19 +211,7 @@ class Retriever:
     async def _hydrated(self, candidates: Sequence[Candidate]) -> list[RetrievedChunk]:
         rows = await sync_to_async(chunks_hydrate)([c.chunk_id for c in candidates])
         return [
-            RetrievedChunk(
-                chunk_id=c.chunk_id,
-                document_id=rows[c.chunk_id].document_id,
-                title=rows[c.chunk_id].title,
-                filename=rows[c.chunk_id].filename,
-                heading=rows[c.chunk_id].heading,
-                page=rows[c.chunk_id].page,
-                text=rows[c.chunk_id].text,
-                token_count=rows[c.chunk_id].token_count,
-                language=rows[c.chunk_id].language,
-                score=c.fused_score,
-                candidate=c,
-            )
+            RetrievedChunk(**vars(rows[c.chunk_id]), score=c.fused_score, candidate=c)
             for c in candidates
             if c.chunk_id in rows  # a chunk swapped out by a concurrent re-ingestion is skipped
         ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from apps.corpus.search import SearchFilters
+from apps.corpus.search import ChunkRow, SearchFilters
 
 
 @dataclass(frozen=True)
@@ -23,16 +23,9 @@ class Candidate:
 
 
 @dataclass(frozen=True)
-class RetrievedChunk:
-    chunk_id: int
-    document_id: int
-    title: str
-    filename: str
-    heading: str
-    page: int | None
-    text: str
-    token_count: int
-    language: str
+class RetrievedChunk(ChunkRow):
+    """A chunk's text and source, with how retrieval ranked it."""
+
     score: float  # the final ordering score (rerank if any, else fused)
     candidate: Candidate
 
