@@ -13,7 +13,18 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 
-from apps.answers.composing.types import Composer, ComposeRequest, Refusal, TextDelta
+from apps.answers.composing.confidence import (
+    confidence_blend,
+    expected_calibration_error,
+    retrieval_quality,
+)
+from apps.answers.composing.types import (
+    Composer,
+    ComposeRequest,
+    Refusal,
+    SupportSignal,
+    TextDelta,
+)
 from apps.answers.evaluation.beir import BeirQuery, corpus_id_from_filename
 from apps.answers.evaluation.metrics import percentile
 from apps.answers.retrieval.context import context_build
@@ -30,6 +41,9 @@ class AnswerScores:
     gold_contained: list[bool] = field(default_factory=list)
     refused_answerable: list[bool] = field(default_factory=list)
     refused_unanswerable: list[bool] = field(default_factory=list)
+    # (blended confidence, answer was right) for every answer given (refusals excluded):
+    # right = it cites the gold passage of an answerable question.
+    confidence_pairs: list[tuple[float, bool]] = field(default_factory=list)
     cited_relevant: int = 0
     cited_total: int = 0
     latency_ms: list[float] = field(default_factory=list)
@@ -46,6 +60,12 @@ class AnswerScores:
             "citation_precision": round(self.cited_relevant / self.cited_total, 4)
             if self.cited_total
             else 0.0,
+            "confidence_ece": round(expected_calibration_error(self.confidence_pairs), 4),
+            "confidence_mean": round(
+                sum(c for c, _ in self.confidence_pairs) / len(self.confidence_pairs), 4
+            )
+            if self.confidence_pairs
+            else 0.0,
             "answerable": len(self.gold_cited),
             "unanswerable": len(self.refused_unanswerable),
             "latency_ms_p50": round(percentile(self.latency_ms, 50), 1),
@@ -59,6 +79,7 @@ class AnsweredQuestion:
     text: str
     cited_documents: tuple[str, ...]
     refused: bool
+    confidence: float  # blended exactly as a turn blends it
 
 
 def answer_one(
@@ -70,12 +91,14 @@ def answer_one(
         request = ComposeRequest(
             query=query, intent="factual_question", language=detect_language(query), context=context
         )
-        raw, refused = "", False
+        raw, refused, support = "", False, 0.0
         async for event in composer.compose(request):
             if isinstance(event, TextDelta):
                 raw += event.text
             elif isinstance(event, Refusal):
                 refused = True
+            elif isinstance(event, SupportSignal):
+                support = event.value
         text, marks = extract_citations(raw)
         aliases = context.by_alias()
         cited = tuple(
@@ -85,7 +108,8 @@ def answer_one(
                 if m.alias in aliases
             )
         )
-        return AnsweredQuestion(text, cited, refused)
+        confidence = confidence_blend(support=support, retrieval=retrieval_quality(result.chunks))
+        return AnsweredQuestion(text, cited, refused, confidence)
 
     return async_to_sync(run)()
 
@@ -106,10 +130,14 @@ def answers_evaluate(
             query=query.text, retriever=retriever, composer=composer, filters=filters, budget=budget
         )
         scores.latency_ms.append((time.perf_counter() - start) * 1000)
-        if query.extra.get("is_impossible"):
+        impossible = bool(query.extra.get("is_impossible"))
+        if impossible:
             scores.refused_unanswerable.append(answered.refused)
         else:
             _score_answerable(scores, query, answered)
+        if not answered.refused:
+            right = not impossible and any(d in query.relevant for d in answered.cited_documents)
+            scores.confidence_pairs.append((answered.confidence, right))
         if progress:
             progress(done)
     return scores

@@ -1,0 +1,88 @@
+"""evaluate_retrieval and evaluate_answers on a tiny BEIR-layout folder written by the test."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from tests.answers.fakes import ScriptedComposer, providers_fake
+from tests.conftest import CountingEmbedder
+
+pytestmark = pytest.mark.django_db
+
+CORPUS = [
+    {"_id": "d1", "title": "Leave", "text": "Employees take twenty-six days of annual leave."},
+    {"_id": "d2", "title": "VPN", "text": "The VPN uses WireGuard; import the profile."},
+    {"_id": "d3", "title": "Expenses", "text": "Travel expenses are refunded within ten days."},
+]
+QUERIES = [
+    {"_id": "q1", "text": "annual leave days", "answers": ["twenty-six"], "is_impossible": False},
+    {
+        "_id": "q2",
+        "text": "WireGuard VPN profile",
+        "answers": ["WireGuard"],
+        "is_impossible": False,
+    },
+    {"_id": "q3", "text": "parking garage opening hours", "answers": [], "is_impossible": True},
+]
+
+
+@pytest.fixture
+def dataset(tmp_path: Path) -> Path:
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    (folder / "corpus.jsonl").write_text("\n".join(json.dumps(r) for r in CORPUS))
+    (folder / "queries.jsonl").write_text("\n".join(json.dumps(q) for q in QUERIES))
+    (folder / "qrels.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\n")
+    return folder
+
+
+def test_evaluate_retrieval_writes_the_agreed_keys(
+    dataset: Path, tmp_path: Path, embedder: CountingEmbedder
+) -> None:
+    target = tmp_path / "retrieval.json"
+    call_command(
+        "evaluate_retrieval",
+        "--dataset",
+        str(dataset),
+        "--workers",
+        "0",
+        "--json",
+        str(target),
+        stdout=StringIO(),
+    )
+    result = json.loads(target.read_text())
+    assert {
+        "ndcg@10",
+        "recall@100",
+        "mrr@10",
+        "queries",
+        "latency_ms_p50",
+        "latency_ms_p95",
+    } <= set(result)
+    assert result["queries"] == 2 and result["recall@100"] == 1.0
+    assert result["ndcg@10"] > 0.6  # each query's own document shares its words
+
+
+def test_evaluate_answers_scores_citations_and_refusals(
+    dataset: Path, tmp_path: Path, embedder: CountingEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The scripted composer always cites c1 (the best chunk) and never refuses.
+    fake = providers_fake(embedder, composer=ScriptedComposer(pieces=("It says so [c1].",)))
+    monkeypatch.setattr(
+        "apps.answers.management.commands.evaluate_answers.providers_default", lambda: fake
+    )
+    target = tmp_path / "answers.json"
+    call_command(
+        "evaluate_answers", "--dataset", str(dataset), "--json", str(target), stdout=StringIO()
+    )
+    result = json.loads(target.read_text())
+    assert result["answerable"] == 2 and result["unanswerable"] == 1
+    assert result["gold_passage_cited"] == 1.0 and result["citation_precision"] == 1.0
+    assert result["refusal_rate_unanswerable"] == 0.0 and result["false_refusal_rate"] == 0.0
+    assert result["gold_answer_contained"] == 0.0  # "It says so." holds no gold string
+    assert 0.0 <= result["confidence_ece"] <= 1.0
