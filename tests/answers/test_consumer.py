@@ -19,8 +19,7 @@ from apps.answers import consumers
 from apps.answers.models import Turn, TurnStatus
 from apps.answers.selectors import turn_events_since
 from ragplatform.routing import websocket_urlpatterns
-from tests.answers.fakes import ANSWER_TEXT, ScriptedComposer, handbook_load, providers_fake
-from tests.conftest import CountingEmbedder
+from tests.answers.fakes import ANSWER_TEXT, ScriptedComposer
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -37,20 +36,6 @@ def slow() -> ScriptedComposer:
     return ScriptedComposer(
         pieces=[f"Sentence {i} of the answer [c1]. " for i in range(10)], delay_s=0.15
     )
-
-
-@pytest.fixture
-def use_providers(
-    monkeypatch: pytest.MonkeyPatch, embedder: CountingEmbedder
-) -> Callable[..., None]:
-    handbook_load(embedder)
-
-    def use(composer: ScriptedComposer | None = None) -> None:
-        fake = providers_fake(embedder, composer=composer)
-        monkeypatch.setattr("apps.answers.providers.registry.providers_default", lambda: fake)
-
-    use()
-    return use
 
 
 async def connected(user: Any) -> WebsocketCommunicator:

@@ -86,3 +86,11 @@ def test_evaluate_answers_scores_citations_and_refusals(
     assert result["refusal_rate_unanswerable"] == 0.0 and result["false_refusal_rate"] == 0.0
     assert result["gold_answer_contained"] == 0.0  # "It says so." holds no gold string
     assert 0.0 <= result["confidence_ece"] <= 1.0
+
+
+@pytest.mark.parametrize("command", ["evaluate_retrieval", "evaluate_answers"])
+def test_a_folder_without_a_corpus_is_a_clear_error(command: str, tmp_path: Path) -> None:
+    from django.core.management import CommandError
+
+    with pytest.raises(CommandError, match=r"corpus\.jsonl"):
+        call_command(command, "--dataset", str(tmp_path), stdout=StringIO())

@@ -17,8 +17,7 @@ from apps.answers.models import Turn, TurnStatus
 from apps.answers.selectors import turn_events_since
 from apps.answers.services import conversation_start, turn_start
 from apps.answers.turn.entry import turn_events, turn_filters
-from tests.answers.fakes import ANSWER_TEXT, ScriptedComposer, handbook_load, providers_fake
-from tests.conftest import CountingEmbedder
+from tests.answers.fakes import ANSWER_TEXT, ScriptedComposer
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -26,20 +25,6 @@ pytestmark = [
 ]
 
 SSE = {"Accept": "text/event-stream"}
-
-
-@pytest.fixture
-def use_providers(
-    monkeypatch: pytest.MonkeyPatch, embedder: CountingEmbedder
-) -> Callable[..., None]:
-    handbook_load(embedder)
-
-    def use(composer: ScriptedComposer | None = None) -> None:
-        fake = providers_fake(embedder, composer=composer)
-        monkeypatch.setattr("apps.answers.providers.registry.providers_default", lambda: fake)
-
-    use()
-    return use
 
 
 @pytest.fixture

@@ -127,3 +127,14 @@ def _workers_run(count: int) -> None:
 
 def collection_pending(collection: Collection) -> int:
     return collection.documents.exclude(status=DocumentStatus.READY).count()
+
+
+def evaluation_collection_load(*, dataset: Path, workers: int) -> tuple[Collection, int]:
+    """The dataset's own collection, loaded through ingestion; also how many documents are
+    not ready. Raises FileNotFoundError for a folder that is not in BEIR layout."""
+    if not (dataset / "corpus.jsonl").exists():
+        raise FileNotFoundError(f"{dataset} has no corpus.jsonl (BEIR layout expected)")
+    collection = corpus_load(
+        dataset=dataset, collection_name=f"beir:{dataset.name}", workers=workers
+    )
+    return collection, collection_pending(collection)

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.answers.evaluation.answers import answers_evaluate
-from apps.answers.evaluation.beir import corpus_load, queries_load
+from apps.answers.evaluation.beir import evaluation_collection_load, queries_load
 from apps.answers.providers.registry import providers_default
 from apps.corpus.search import SearchFilters
 
@@ -25,12 +25,15 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         dataset: Path = options["dataset"]
-        if not (dataset / "corpus.jsonl").exists():
-            raise CommandError(f"{dataset} has no corpus.jsonl (BEIR layout expected)")
-        collection = corpus_load(
-            dataset=dataset, collection_name=f"beir:{dataset.name}", workers=options["workers"]
-        )
-        queries = queries_load(dataset, split=options["split"])
+        try:
+            collection, pending = evaluation_collection_load(
+                dataset=dataset, workers=options["workers"]
+            )
+            queries = queries_load(dataset, split=options["split"])
+        except FileNotFoundError as exc:
+            raise CommandError(str(exc)) from exc
+        if pending:
+            self.stderr.write(f"warning: {pending} documents are not ready (see the admin)")
         # Unanswerable questions have no qrels; they count when the set marks them.
         queries = [q for q in queries if q.relevant or q.extra.get("is_impossible")]
         queries = queries[: options["limit"]]

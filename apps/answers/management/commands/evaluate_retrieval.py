@@ -7,7 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from apps.answers.evaluation.beir import collection_pending, corpus_load, queries_load
+from apps.answers.evaluation.beir import evaluation_collection_load, queries_load
 from apps.answers.evaluation.retrieval import retrieval_evaluate
 from apps.answers.retrieval.pipeline import RetrievalConfig, Retriever
 from apps.answers.retrieval.rerank import NoReranker, RemoteReranker, Reranker
@@ -38,17 +38,15 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         dataset: Path = options["dataset"]
-        if not (dataset / "corpus.jsonl").exists():
-            raise CommandError(f"{dataset} has no corpus.jsonl (BEIR layout expected)")
-        collection = corpus_load(
-            dataset=dataset, collection_name=f"beir:{dataset.name}", workers=options["workers"]
-        )
-        if pending := collection_pending(collection):
-            self.stderr.write(f"warning: {pending} documents are not ready (see the admin)")
         try:
+            collection, pending = evaluation_collection_load(
+                dataset=dataset, workers=options["workers"]
+            )
             queries = queries_load(dataset, split=options["split"])
         except FileNotFoundError as exc:
             raise CommandError(str(exc)) from exc
+        if pending:
+            self.stderr.write(f"warning: {pending} documents are not ready (see the admin)")
         queries = [q for q in queries if q.relevant][: options["limit"]]
         config = RetrievalConfig(
             mode=options["mode"],
