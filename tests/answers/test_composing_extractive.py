@@ -16,7 +16,8 @@ from apps.answers.composing import (
     SupportSignal,
     TextDelta,
 )
-from apps.answers.composing.extractive import comparison_sides, content_terms
+from apps.answers.composing.layout import comparison_sides
+from apps.answers.composing.terms import content_terms
 from apps.answers.retrieval.types import Candidate, ContextChunk, ContextWindow, RetrievedChunk
 from apps.answers.streaming import CitationExtractor, CitationMark, TextPiece
 from apps.corpus.embedders import Embedder
@@ -324,3 +325,39 @@ async def test_the_bundled_model_answers_in_persian_and_refuses_off_topic() -> N
     assert "۲۶ روز مرخصی استحقاقی دارد [c1]." in text_of(answer)
     assert not any(isinstance(e, Refusal) for e in answer)
     assert isinstance(refusal[-1], Refusal)
+
+
+DESK = (
+    "Travel desk",
+    "The travel desk books every business trip for employees. The travel desk is staffed by "
+    "the finance team.",
+)
+FOUNDING = (
+    "History",
+    "The club was founded by students of the city college. The first season of the club "
+    "came in 1902.",
+)
+
+
+async def test_a_quantity_question_without_a_number_in_the_evidence_is_refused() -> None:
+    context = window(DESK)
+
+    asked_who = await run(composer(), ask("Who staffs the travel desk?", context))
+    asked_how_many = await run(composer(), ask("How many people staff the travel desk?", context))
+
+    assert not any(isinstance(e, Refusal) for e in asked_who)
+    refusal = asked_how_many[-1]
+    assert isinstance(refusal, Refusal)
+    assert "number" in refusal.reason
+    assert text_of(asked_how_many).startswith("The documents do not say enough")
+
+
+async def test_a_quantity_question_prefers_the_sentence_that_states_one() -> None:
+    context = window(FOUNDING)
+
+    events = await run(composer(max_sentences=1), ask("When was the club founded?", context))
+    year = await run(composer(max_sentences=1), ask("In which year was the club founded?", context))
+
+    assert "students" in text_of(events)
+    assert "1902" in text_of(year)
+    assert not any(isinstance(e, Refusal) for e in year)

@@ -17,12 +17,12 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from apps.answers.composing.extractive import content_terms
 from apps.answers.composing.prompts import (
     FOLLOWUP_SCHEMA,
     FOLLOWUP_SCHEMA_NAME,
     followup_messages,
 )
+from apps.answers.composing.terms import content_terms
 from apps.answers.providers.chat import ChatError, ChatModel, strip_json_fences
 from apps.answers.retrieval.types import ContextWindow, RetrievedChunk
 from apps.answers.streaming import extract_citations
