@@ -2,7 +2,7 @@
 
 Categories and labelled queries are edited here; conversation categories and router
 evaluations are written by the post-turn step and `evaluate_router`, so they are read-only.
-The dashboard reads through `apps.analytics.selectors` (a few grouped queries).
+The dashboard reads the daily counts through `apps.analytics.selectors` (four small queries).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from django.utils.text import Truncator
 
 from apps.analytics.models import Category, ConversationCategory, LabelledQuery, RouterEvaluation
 from apps.analytics.selectors import dashboard_get
-from apps.answers.admin import BAND_COLOURS, EstimatedCountPaginator, ReadOnlyAdmin
+from apps.answers.admin_base import BAND_COLOURS, EstimatedCountPaginator, ReadOnlyAdmin
 from apps.answers.routing.types import Intent, Tier
 
 DASHBOARD_DAYS = 30

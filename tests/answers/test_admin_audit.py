@@ -16,7 +16,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from apps.analytics.models import ConversationCategory
-from apps.answers.admin import EstimatedCountPaginator
+from apps.answers.admin_base import EstimatedCountPaginator
 from apps.answers.audit import answer_pieces, timeline_bars
 from apps.answers.models import Citation, CitationKind, Turn, TurnEvent, TurnStatus
 from apps.corpus.models import Chunk

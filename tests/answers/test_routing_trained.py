@@ -12,7 +12,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
-from apps.answers.routing import trained
+from apps.answers.routing import trained, training
 from apps.answers.routing.evaluation import LABELLED_PATH, load_examples, router_evaluate
 from apps.answers.routing.features import char_ngrams, normalize_text
 from apps.answers.routing.policy import EMPTY_QUERY_REASON, classify_safely
@@ -21,9 +21,8 @@ from apps.answers.routing.trained import (
     FOLLOW_UP_CONFIDENCE,
     RouterModel,
     TrainedClassifier,
-    TrainingReport,
-    train_router,
 )
+from apps.answers.routing.training import TrainingReport, train_router
 from apps.answers.routing.types import (
     STRATEGY_FOR_TIER,
     Classification,
@@ -186,7 +185,7 @@ def test_shipped_artefact_is_small_json_trained_on_the_current_data():
     import hashlib
 
     current = hashlib.sha256(LABELLED_PATH.read_bytes()).hexdigest()
-    assert data["dataset_sha256"] == current, "retrain: python -m apps.answers.routing.trained"
+    assert data["dataset_sha256"] == current, "retrain: python -m apps.answers.routing.training"
     assert data["n_train"] == len(load_examples(LABELLED_PATH, split="train"))
 
 
@@ -225,7 +224,7 @@ def test_numpy_path_matches_scikit_learn():
     matrix = vectoriser.fit_transform(texts)
     with threadpool_limits(limits=1):  # BLAS threads on a shared machine cost seconds here
         model = LogisticRegression(C=3.0, max_iter=5000).fit(matrix, labels)
-    block = trained._TfidfBlock.from_json(trained._block_json(vectoriser))
+    block = trained._TfidfBlock.from_json(training._block_json(vectoriser))
     head = trained._LinearHead(
         labels=tuple(model.classes_), coef=model.coef_, intercept=model.intercept_, temperature=1
     )

@@ -10,7 +10,8 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from apps.analytics.router_data import labelled_queries_export, labelled_queries_import
 from apps.answers.routing.evaluation import LABELLED_PATH
-from apps.answers.routing.trained import DEFAULT_ARTEFACT_PATH, train_router
+from apps.answers.routing.trained import DEFAULT_ARTEFACT_PATH
+from apps.answers.routing.training import train_router
 
 
 class Command(BaseCommand):
