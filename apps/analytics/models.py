@@ -1,9 +1,9 @@
-"""Analytics: the closed category list, conversation categories, and evaluation records."""
+"""Analytics: the closed category list, conversation categories, evaluation records, counts."""
 
 from __future__ import annotations
 
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 from apps.answers.models import Conversation
 
@@ -112,3 +112,49 @@ class RouterEvaluation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.classifier} on {self.split or 'all'}: accuracy {self.accuracy:.3f}"
+
+
+class DailyTurnCount(models.Model):
+    """Turn counts for one local day and one composer, kept by `daily_counts_refresh`.
+
+    The dashboard reads these instead of scanning the turn log. A day's figures are the sum of
+    its rows; a day and composer without turns has no row at all, so a refresh that finds
+    nothing deletes instead of writing zeros.
+    """
+
+    day = models.DateField()  # in settings.TIME_ZONE: days must not move with a request's zone
+    composer = models.CharField(max_length=120, blank=True)  # as on Turn; "" composed nothing
+    turns = models.PositiveIntegerField()
+    refused = models.PositiveIntegerField()
+    rated = models.PositiveIntegerField()  # turns with a confidence value
+    confidence_sum = models.FloatField()  # a sum, not a mean, so days and composers add up
+    green = models.PositiveIntegerField()
+    yellow = models.PositiveIntegerField()
+    red = models.PositiveIntegerField()
+    fallbacks = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["day", "composer"]
+        constraints = [
+            models.UniqueConstraint(fields=["day", "composer"], name="analytics_daily_count_once"),
+            models.CheckConstraint(
+                condition=Q(turns__gte=1), name="analytics_daily_count_has_turns"
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    refused__lte=F("turns"), rated__lte=F("turns"), fallbacks__lte=F("turns")
+                ),
+                name="analytics_daily_count_parts_within_turns",
+            ),
+            models.CheckConstraint(
+                condition=Q(turns__gte=F("green") + F("yellow") + F("red")),
+                name="analytics_daily_count_bands_within_turns",
+            ),
+            models.CheckConstraint(
+                condition=Q(confidence_sum__gte=0),
+                name="analytics_daily_count_confidence_sum_not_negative",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.day} {self.composer or '(none)'}: {self.turns} turns"

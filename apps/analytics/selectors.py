@@ -1,12 +1,9 @@
 """Reads for the analytics dashboard: one grouped query per panel, never a loop over rows.
 
-Scale note (CONVENTIONS item 10): `turns_daily` and `composers_count` aggregate the turn log
-itself, which is fine for months of traffic on the indexed `created_at` but not for years of
-it. Past that, an idempotent step (`stats_refresh(day=...)`, run after each turn for today and
-nightly for yesterday) would upsert one `DailyTurnStats` row per day holding exactly the
-columns `turns_daily` returns (turns, refused, rated, confidence sum, one count per band, per
-composer and fallback counts), and these two selectors would read those rows instead; the
-dataclasses below are already that shape, so the dashboard would not change.
+The turn and composer panels read `DailyTurnCount`, kept per local day by the turn-end step
+and `manage.py analytics_refresh` (CONVENTIONS item 10), so opening the dashboard costs the
+same whatever the size of the turn log. Days are local to settings.TIME_ZONE, not to the
+request, because the stored rows were cut with it.
 """
 
 from __future__ import annotations
@@ -14,14 +11,14 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from django.db.models import Count, Q, Sum
-from django.db.models.functions import TruncDate
+from django.db.models import Count, Sum
 from django.utils import timezone
 
-from apps.analytics.models import Category, RouterEvaluation
-from apps.answers.models import Turn
+from apps.analytics.models import Category, DailyTurnCount, RouterEvaluation
 
 BANDS = ("green", "yellow", "red")
+# The DayStats figures; stored per day and composer, summed into days here.
+DAY_FIGURES = ("turns", "refused", "rated", "confidence_sum", *BANDS)
 
 
 @dataclass(frozen=True)
@@ -88,30 +85,31 @@ def categories_count() -> list[CategoryCount]:
     return [CategoryCount(c.pk, c.name, c.active, c.n) for c in rows]
 
 
-def _period_start(*, days: int, now: dt.datetime | None) -> dt.datetime:
-    today = timezone.localdate(now or timezone.now())
-    first = today - dt.timedelta(days=days - 1)
-    return dt.datetime.combine(first, dt.time.min, tzinfo=timezone.get_current_timezone())
+def local_day(moment: dt.datetime) -> dt.date:
+    """The counting day of a moment (settings.TIME_ZONE, whatever zone is active)."""
+    return timezone.localdate(moment, timezone=timezone.get_default_timezone())
+
+
+def local_day_start(day: dt.date) -> dt.datetime:
+    return dt.datetime.combine(day, dt.time.min, tzinfo=timezone.get_default_timezone())
+
+
+def local_period(*, days: int, now: dt.datetime | None = None) -> tuple[dt.date, dt.date]:
+    """First and last day of the `days` local days ending today, both included."""
+    today = local_day(now or timezone.now())
+    return today - dt.timedelta(days=days - 1), today
 
 
 def turns_daily(*, days: int = 30, now: dt.datetime | None = None) -> list[DayStats]:
     """One row per local day of the period, oldest first, days without turns included."""
-    since = _period_start(days=days, now=now)
+    first, last = local_period(days=days, now=now)
     grouped = (
-        Turn.objects.filter(created_at__gte=since)
-        .annotate(day=TruncDate("created_at", tzinfo=timezone.get_current_timezone()))
+        DailyTurnCount.objects.filter(day__range=(first, last))
         .order_by()
         .values("day")
-        .annotate(
-            turns=Count("pk"),
-            refused=Count("pk", filter=Q(refused=True)),
-            rated=Count("confidence"),
-            confidence_sum=Sum("confidence", default=0.0),
-            **{band: Count("pk", filter=Q(confidence_band=band)) for band in BANDS},
-        )
+        .annotate(**{name: Sum(name) for name in DAY_FIGURES})
     )
     found = {row.pop("day"): row for row in grouped}
-    first = since.date()
     return [
         DayStats(day=day, **found.get(day, {}))
         for day in (first + dt.timedelta(days=n) for n in range(days))
@@ -120,10 +118,10 @@ def turns_daily(*, days: int = 30, now: dt.datetime | None = None) -> list[DaySt
 
 def composers_count(*, days: int = 30, now: dt.datetime | None = None) -> list[ComposerCount]:
     rows = (
-        Turn.objects.filter(created_at__gte=_period_start(days=days, now=now))
+        DailyTurnCount.objects.filter(day__range=local_period(days=days, now=now))
         .order_by()
         .values("composer")
-        .annotate(turns=Count("pk"), fallbacks=Count("pk", filter=~Q(fallback_reason="")))
+        .annotate(turns=Sum("turns"), fallbacks=Sum("fallbacks"))
         .order_by("-turns", "composer")
     )
     return [ComposerCount(r["composer"], r["turns"], r["fallbacks"]) for r in rows]

@@ -1,13 +1,17 @@
-"""Writes for analytics: applying the post-turn decision to the conversation."""
+"""Writes for analytics: applying the post-turn decision, and keeping the daily turn counts."""
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
+from dataclasses import dataclass
 
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import Count, Q, Sum
 
-from apps.analytics.models import Category, ConversationCategory
+from apps.analytics.models import Category, ConversationCategory, DailyTurnCount
 from apps.analytics.post_turn import CategoryOption, PostTurnDecision, decide
+from apps.analytics.selectors import BANDS, local_day, local_day_start
 from apps.answers.models import Citation, CitationKind, Turn, TurnStatus
 from apps.answers.providers.chat import ChatModel
 from apps.answers.services import CitationRecord, citations_store, conversation_title_set
@@ -77,3 +81,74 @@ def _attribution_store(turn: Turn, aliases: tuple[str, ...]) -> None:
             if alias in mapping and mapping[alias] in rows
         ],
     )
+
+
+# --- Daily turn counts -----------------------------------------------------------------------
+
+COUNT_FIELDS = ["turns", "refused", "rated", "confidence_sum", *BANDS, "fallbacks"]
+# Any fixed int4 naming this lock; the day is the second key.
+_COUNTS_LOCK = 0x0DA1C0
+
+
+@dataclass(frozen=True)
+class DayCounted:
+    day: dt.date
+    turns: int
+    composers: int  # rows kept for the day
+
+
+def daily_counts_refresh(*, day: dt.date) -> DayCounted:
+    """Recompute one local day's counts from the turn log; running it again changes nothing."""
+    with transaction.atomic():
+        _day_lock(day)
+        rows = _day_rows(day)
+        # Composers with no turns left that day (or every row, for an emptied day) go.
+        DailyTurnCount.objects.filter(day=day).exclude(
+            composer__in=[r.composer for r in rows]
+        ).delete()
+        DailyTurnCount.objects.bulk_create(
+            rows,
+            update_conflicts=True,
+            unique_fields=["day", "composer"],
+            update_fields=COUNT_FIELDS,
+        )
+    return DayCounted(day=day, turns=sum(r.turns for r in rows), composers=len(rows))
+
+
+def daily_counts_refresh_range(*, first: dt.date, last: dt.date) -> list[DayCounted]:
+    """Oldest first; one transaction per day so a long rebuild never holds every day's lock."""
+    return [
+        daily_counts_refresh(day=first + dt.timedelta(days=n))
+        for n in range((last - first).days + 1)
+    ]
+
+
+def daily_counts_refresh_for_turn(*, turn_id: int) -> DayCounted | None:
+    """Refresh the day a turn belongs to (its start, as the dashboard counts it); None if gone."""
+    created = Turn.objects.filter(pk=turn_id).values_list("created_at", flat=True).first()
+    return None if created is None else daily_counts_refresh(day=local_day(created))
+
+
+def _day_lock(day: dt.date) -> None:
+    # Two workers refreshing the same day could interleave so that the one that read the log
+    # first writes last, leaving a stale count; serialise them until commit.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_COUNTS_LOCK, day.toordinal()])
+
+
+def _day_rows(day: dt.date) -> list[DailyTurnCount]:
+    start, end = local_day_start(day), local_day_start(day + dt.timedelta(days=1))
+    grouped = (
+        Turn.objects.filter(created_at__gte=start, created_at__lt=end)
+        .order_by()
+        .values("composer")
+        .annotate(
+            turns=Count("pk"),
+            refused=Count("pk", filter=Q(refused=True)),
+            rated=Count("confidence"),
+            confidence_sum=Sum("confidence", default=0.0),
+            **{band: Count("pk", filter=Q(confidence_band=band)) for band in BANDS},
+            fallbacks=Count("pk", filter=~Q(fallback_reason="")),
+        )
+    )
+    return [DailyTurnCount(day=day, **row) for row in grouped]

@@ -6,7 +6,7 @@ import logging
 
 from django_tasks import task
 
-from apps.analytics.services import post_turn_run
+from apps.analytics.services import daily_counts_refresh_for_turn, post_turn_run
 from apps.answers.providers.configured import chat_model_configured
 from apps.corpus.embedders import default_embedder
 
@@ -20,3 +20,13 @@ def post_turn_task(turn_id: int) -> None:
     except Exception:
         # Loud, and contained: the answer is already stored and must stay untouched.
         logger.exception("Post-turn step failed for turn %s", turn_id)
+
+
+@task()
+def daily_counts_task(turn_id: int) -> None:
+    """Apart from post_turn_task so a slow or failing classifier never holds back the counts."""
+    try:
+        daily_counts_refresh_for_turn(turn_id=turn_id)
+    except Exception:
+        # The counts can be rebuilt (`manage.py analytics_refresh`); the answer must stay as it is.
+        logger.exception("Refreshing the daily counts failed for turn %s", turn_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,9 @@ from django.utils import timezone
 
 from apps.answers.events import Envelope, EventType, FailureCode, failed_data
 from apps.answers.models import Citation, Conversation, Turn, TurnEvent, TurnStatus
+from apps.answers.signals import turn_ended
+
+logger = logging.getLogger(__name__)
 
 
 class InvalidQuestion(ValueError):
@@ -81,6 +85,7 @@ class TurnRecorder:
         await sync_to_async(_event_store)(envelope)
         if type_ in (EventType.FINISHED, EventType.FAILED):
             self.terminated = True
+            await sync_to_async(_turn_ended)(self.turn_id)
         return envelope
 
     async def fail(self, code: FailureCode, message: str, **fields: Any) -> Envelope:
@@ -93,6 +98,13 @@ class TurnRecorder:
             **fields,
         )
         return await self.emit(EventType.FAILED, failed_data(code, message))
+
+
+def _turn_ended(turn_id: int) -> None:
+    # Best effort, like the post-turn step: a failing receiver never touches the stored turn.
+    for receiver, response in turn_ended.send_robust(sender=None, turn_id=turn_id):
+        if isinstance(response, Exception):
+            logger.error("Turn-end step %s failed for turn %s: %r", receiver, turn_id, response)
 
 
 def _event_store(envelope: Envelope) -> None:

@@ -14,7 +14,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from apps.analytics.models import Category, ConversationCategory, LabelledQuery, RouterEvaluation
-from apps.analytics.selectors import categories_count, composers_count, turns_daily
+from apps.analytics.selectors import categories_count, composers_count, local_period, turns_daily
+from apps.analytics.services import daily_counts_refresh_range
 from apps.answers.models import Conversation, Turn
 from tests.factories import CategoryFactory, ConversationFactory, TurnFactory
 
@@ -60,6 +61,12 @@ def _turn_at(when: dt.datetime, **fields: object) -> Turn:
     return turn
 
 
+def _counted(*, days: int = 30, now: dt.datetime | None = None) -> None:
+    """The dashboard reads the daily counts, so bring them up to date as the post-turn step would."""
+    first, last = local_period(days=days, now=now)
+    daily_counts_refresh_range(first=first, last=last)
+
+
 def _evaluation(accuracy: float = 0.871, macro_f1: float = 0.842) -> RouterEvaluation:
     return RouterEvaluation.objects.create(
         classifier="trained",
@@ -100,6 +107,7 @@ def test_turns_daily_fills_every_day_and_aggregates_refusals_confidence_and_band
     _turn_at(today, confidence=0.1, confidence_band="red", refused=True)
     _turn_at(two_days_ago, confidence=None, confidence_band="", action="clarify")
     _turn_at(now - dt.timedelta(days=45))  # before the period
+    _counted(days=60, now=now)  # counted, so only the period keeps it out
 
     days = turns_daily(days=30, now=now)
 
@@ -116,6 +124,7 @@ def test_composers_count_counts_fallbacks() -> None:
     TurnFactory.create_batch(2, composer="openai:smollm2")
     TurnFactory.create(composer="extractive", fallback_reason="chat model timed out")
     TurnFactory.create(composer="extractive")
+    _counted()
 
     rows = {r.composer: (r.turns, r.fallbacks) for r in composers_count()}
 
@@ -280,6 +289,7 @@ def _dashboard_data(now: dt.datetime) -> None:
         confidence_band="yellow",
         fallback_reason="chat model timed out",
     )
+    _counted(now=now)
 
 
 def test_dashboard_renders_every_panel_from_the_data(admin_client: Client) -> None:
@@ -320,6 +330,7 @@ def test_dashboard_query_count_does_not_grow_with_turns(
 
     for day in range(20):
         _turn_at(now - dt.timedelta(days=day), composer=f"composer-{day % 4}")
+    _counted(now=now)
     _evaluation()
     with django_assert_max_num_queries(DASHBOARD_QUERIES):
         many, _ = _queries(admin_client, url)
