@@ -5,10 +5,10 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
 from apps.answers.evaluation.answers import answers_evaluate
-from apps.answers.evaluation.beir import evaluation_collection_load, queries_load
+from apps.answers.management.commands._evaluation_dataset import evaluation_dataset_open
 from apps.answers.providers.registry import providers_default
 from apps.corpus.search import SearchFilters
 
@@ -25,15 +25,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         dataset: Path = options["dataset"]
-        try:
-            collection, pending = evaluation_collection_load(
-                dataset=dataset, workers=options["workers"]
-            )
-            queries = queries_load(dataset, split=options["split"])
-        except FileNotFoundError as exc:
-            raise CommandError(str(exc)) from exc
-        if pending:
-            self.stderr.write(f"warning: {pending} documents are not ready (see the admin)")
+        collection, queries = evaluation_dataset_open(
+            self, dataset=dataset, split=options["split"], workers=options["workers"]
+        )
         # Unanswerable questions have no qrels; they count when the set marks them.
         queries = [q for q in queries if q.relevant or q.extra.get("is_impossible")]
         queries = queries[: options["limit"]]

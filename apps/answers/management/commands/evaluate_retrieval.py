@@ -7,8 +7,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from apps.answers.evaluation.beir import evaluation_collection_load, queries_load
 from apps.answers.evaluation.retrieval import retrieval_evaluate
+from apps.answers.management.commands._evaluation_dataset import evaluation_dataset_open
 from apps.answers.retrieval.pipeline import RetrievalConfig, Retriever
 from apps.answers.retrieval.rerank import NoReranker, RemoteReranker, Reranker
 from apps.corpus.embedders import default_embedder
@@ -38,15 +38,9 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         dataset: Path = options["dataset"]
-        try:
-            collection, pending = evaluation_collection_load(
-                dataset=dataset, workers=options["workers"]
-            )
-            queries = queries_load(dataset, split=options["split"])
-        except FileNotFoundError as exc:
-            raise CommandError(str(exc)) from exc
-        if pending:
-            self.stderr.write(f"warning: {pending} documents are not ready (see the admin)")
+        collection, queries = evaluation_dataset_open(
+            self, dataset=dataset, split=options["split"], workers=options["workers"]
+        )
         queries = [q for q in queries if q.relevant][: options["limit"]]
         config = RetrievalConfig(
             mode=options["mode"],
