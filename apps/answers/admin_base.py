@@ -19,6 +19,8 @@ from django.utils.functional import cached_property
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from ragplatform.admin_display import NEUTRAL_COLOUR, pill
+
 
 class EstimatedCountPaginator(Paginator):
     """Unfiltered, a big table is counted from the planner's statistics instead of a full scan."""
@@ -67,12 +69,10 @@ BANDS = tuple(BAND_COLOURS)
 def band_badge(value: float | None, band: str) -> SafeString:
     if value is None:
         return format_html('<span class="quiet">{}</span>', "–")
-    return format_html(
-        '<span title="{} band" style="background:{};color:#fff;padding:2px 8px;'
-        'border-radius:9px;font-size:0.85em;white-space:nowrap">{}</span>',
-        band or "no",
-        BAND_COLOURS.get(band, "#6b7280"),
+    return pill(
         format_score(value),
+        colour=BAND_COLOURS.get(band, NEUTRAL_COLOUR),
+        title=f"{band or 'no'} band",
     )
 
 

@@ -34,6 +34,7 @@ from apps.corpus.services import (
     document_schedule,
     files_ingest,
 )
+from ragplatform.admin_display import NEUTRAL_COLOUR, pill
 
 # --- Collections -----------------------------------------------------------------------------
 
@@ -262,12 +263,10 @@ class DocumentAdmin(admin.ModelAdmin[Document]):
 
     @admin.display(description="status", ordering="status")
     def status_badge(self, document: Document) -> SafeString:
-        return format_html(
-            '<span title="{}" style="background:{};color:#fff;padding:2px 8px;'
-            'border-radius:9px;font-size:0.85em;white-space:nowrap">{}</span>',
-            document.error_message,
-            STATUS_COLOURS.get(document.status, "#6b7280"),
+        return pill(
             document.get_status_display(),
+            colour=STATUS_COLOURS.get(document.status, NEUTRAL_COLOUR),
+            title=document.error_message,
         )
 
     @admin.display(description="progress", ordering="progress")
