@@ -14,6 +14,7 @@ for 16 of them no chosen sentence stated a number.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from apps.corpus.text import normalise_text, words
 
@@ -112,6 +113,11 @@ def states_quantity(text: str, *, query: str) -> bool:
     """The sentence holds a number that the question does not already hold."""
     asked = set(_number_tokens(query))
     return any(token not in asked for token in _number_tokens(text))
+
+
+def quantity_unstated(query: str, sentences: Iterable[str]) -> bool:
+    """The question asks for a quantity and none of the sentences states one."""
+    return asks_for_quantity(query) and not any(states_quantity(s, query=query) for s in sentences)
 
 
 def _number_tokens(text: str) -> list[str]:

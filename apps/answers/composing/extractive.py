@@ -37,7 +37,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Sequence
 
-from apps.answers.composing.answer_type import asks_for_quantity, states_quantity
+from apps.answers.composing.answer_type import (
+    asks_for_quantity,
+    quantity_unstated,
+    states_quantity,
+)
 from apps.answers.composing.layout import (
     closest_titles,
     comparison_sides,
@@ -165,9 +169,7 @@ class ExtractiveComposer:
         """Why the documents do not answer the question, or None when they do."""
         if evidence.value < self._min_evidence:
             return f"evidence {evidence.value:.2f} below the threshold {self._min_evidence:.2f}"
-        if asks_for_quantity(query) and not any(
-            states_quantity(s.sentence.text, query=query) for s in evidence.chosen
-        ):
+        if quantity_unstated(query, (s.sentence.text for s in evidence.chosen)):
             return "the question asks for a number and no chosen sentence states one"
         return None
 
