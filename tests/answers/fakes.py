@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from apps.answers.composing.types import ComposeRequest, ComposerEvent, SupportSignal, TextDelta
 from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.pipeline import Retriever
+from apps.answers.retrieval.types import Candidate, RetrievedChunk
 from apps.answers.routing.types import Classification, HistoryMessage, Intent, Strategy, Tier
 from apps.corpus.models import Collection
 from apps.corpus.services import collection_get_or_create, document_process, document_submit
@@ -20,6 +21,34 @@ HANDBOOK = {
     "vpn.md": "# VPN\n\nThe company VPN uses WireGuard. Install the client and import the profile.",
     "expenses.md": "# Expenses\n\nTravel expenses are refunded within ten working days.",
 }
+
+
+def retrieved_chunk(
+    index: int,
+    text: str,
+    *,
+    title: str = "",
+    heading: str = "",
+    page: int | None = None,
+    filename: str = "",
+    token_count: int | None = None,
+    candidate: Candidate | None = None,
+) -> RetrievedChunk:
+    """A retrieved chunk as the pipeline hands it on; the index is its id and rank (score 1/i)."""
+    return RetrievedChunk(
+        chunk_id=index,
+        document_id=index,
+        title=title or f"Doc {index}",
+        filename=filename or f"{index}.md",
+        heading=heading,
+        page=page,
+        text=text,
+        token_count=len(text.split()) if token_count is None else token_count,
+        language="en",
+        score=1.0 / index,
+        candidate=candidate or Candidate(index),
+    )
+
 
 # What the scripted composer says: markers as a model writes them, split mid-marker on purpose.
 ANSWER_PIECES = (

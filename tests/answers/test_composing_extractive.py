@@ -18,9 +18,10 @@ from apps.answers.composing import (
 )
 from apps.answers.composing.layout import comparison_sides
 from apps.answers.composing.terms import content_terms
-from apps.answers.retrieval.types import Candidate, ContextChunk, ContextWindow, RetrievedChunk
+from apps.answers.retrieval.types import ContextChunk, ContextWindow
 from apps.answers.streaming import CitationExtractor, CitationMark, TextPiece
 from apps.corpus.embedders import Embedder
+from tests.answers.fakes import retrieved_chunk
 from tests.conftest import CountingEmbedder
 
 LEAVE = (
@@ -54,19 +55,7 @@ PERSIAN = (
 def window(*documents: tuple[str, str]) -> ContextWindow:
     chunks = []
     for index, (title, text) in enumerate(documents, start=1):
-        retrieved = RetrievedChunk(
-            chunk_id=index,
-            document_id=index,
-            title=title,
-            filename=f"{index}.md",
-            heading="",
-            page=None,
-            text=text,
-            token_count=len(text.split()),
-            language="en",
-            score=1.0 / index,
-            candidate=Candidate(index),
-        )
+        retrieved = retrieved_chunk(index, text, title=title)
         chunks.append(ContextChunk(alias=f"c{index}", chunk=retrieved, text=text))
     return ContextWindow(tuple(chunks), budget_tokens=2000, used_tokens=200, dropped_chunk_ids=())
 

@@ -9,7 +9,8 @@ import pytest
 from apps.answers.composing import followups_suggest
 from apps.answers.composing.followups import duplicate_threshold
 from apps.answers.providers.chat import ChatUnavailable
-from apps.answers.retrieval.types import Candidate, ContextChunk, ContextWindow, RetrievedChunk
+from apps.answers.retrieval.types import ContextChunk, ContextWindow, RetrievedChunk
+from tests.answers.fakes import retrieved_chunk
 from tests.answers.test_composing_openai import ScriptedChat
 from tests.conftest import CountingEmbedder
 
@@ -17,19 +18,7 @@ QUERY = "How many days of annual leave do I get?"
 
 
 def chunk(index: int, title: str, heading: str, text: str) -> RetrievedChunk:
-    return RetrievedChunk(
-        chunk_id=index,
-        document_id=index,
-        title=title,
-        filename=f"{index}.md",
-        heading=heading,
-        page=None,
-        text=text,
-        token_count=len(text.split()),
-        language="en",
-        score=1.0 / index,
-        candidate=Candidate(index),
-    )
+    return retrieved_chunk(index, text, title=title, heading=heading)
 
 
 CANDIDATES = [

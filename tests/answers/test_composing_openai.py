@@ -31,9 +31,10 @@ from apps.answers.providers.chat import (
     ChatUsage,
 )
 from apps.answers.providers.openai_chat import OpenAIChatModel
-from apps.answers.retrieval.types import Candidate, ContextChunk, ContextWindow, RetrievedChunk
+from apps.answers.retrieval.types import ContextChunk, ContextWindow
 from apps.answers.routing.types import HistoryMessage
 from apps.answers.streaming import extract_citations
+from tests.answers.fakes import retrieved_chunk
 from tests.llm_server import LocalLLMServer, llm_server_fixture  # noqa: F401  (registers the fixture)
 
 
@@ -87,19 +88,7 @@ class ScriptedChat:
 
 
 def context_chunk(index: int, title: str, text: str, heading: str = "") -> ContextChunk:
-    retrieved = RetrievedChunk(
-        chunk_id=index,
-        document_id=index,
-        title=title,
-        filename=f"{index}.md",
-        heading=heading,
-        page=index + 2,
-        text=text,
-        token_count=len(text.split()),
-        language="en",
-        score=1.0 / index,
-        candidate=Candidate(index),
-    )
+    retrieved = retrieved_chunk(index, text, title=title, heading=heading, page=index + 2)
     return ContextChunk(alias=f"c{index}", chunk=retrieved, text=text)
 
 

@@ -11,24 +11,13 @@ from apps.answers.retrieval.context import context_build
 from apps.answers.retrieval.expansion import feedback_query
 from apps.answers.retrieval.fusion import candidates_merge, rrf_fuse
 from apps.answers.retrieval.pipeline import RetrievalConfig
-from apps.answers.retrieval.types import Candidate, RetrievedChunk
+from apps.answers.retrieval.types import RetrievedChunk
 from apps.corpus.search import KeywordQuery, ScoredChunk
+from tests.answers.fakes import retrieved_chunk
 
 
 def _chunk(chunk_id: int, text: str, tokens: int | None = None) -> RetrievedChunk:
-    return RetrievedChunk(
-        chunk_id=chunk_id,
-        document_id=chunk_id,
-        title=f"Doc {chunk_id}",
-        filename=f"{chunk_id}.txt",
-        heading="",
-        page=None,
-        text=text,
-        token_count=tokens or len(text.split()),
-        language="en",
-        score=1.0 / chunk_id,
-        candidate=Candidate(chunk_id),
-    )
+    return retrieved_chunk(chunk_id, text, filename=f"{chunk_id}.txt", token_count=tokens)
 
 
 def test_rrf_rewards_agreement_between_legs() -> None:
