@@ -4,7 +4,7 @@ For each question of a set with `is_impossible` labels (PersianQA), runs retriev
 extractive composer's evidence step exactly as a turn does, computes the signals a
 no-model composer has (evidence, sentence similarity and term overlap, coverage of the
 query's terms, the retrieval legs' top scores, the quantity check, negation in the
-question, and how much the query's similarity to the best sentences rises when one of its
+question, and how much the query's similarity to the best sentence rises when one of its
 words is left out: a word the passage does not support), and prints:
   - each signal's AUC for "this question is unanswerable";
   - a logistic regression over all of them fitted on the questions of even-numbered
@@ -83,7 +83,7 @@ def question_signals(
     from asgiref.sync import async_to_sync
     from django.conf import settings
 
-    from apps.answers.composing.answer_type import asks_for_quantity, states_quantity
+    from apps.answers.composing.answer_type import quantity_unstated
     from apps.answers.composing.terms import content_terms, term_weights, weighted_overlap
     from apps.answers.retrieval.context import context_build
     from apps.answers.retrieval.types import RetrievalRequest
@@ -98,13 +98,16 @@ def question_signals(
     terms = content_terms(query)
     chunk_terms = [content_terms(c.text) for c in context.chunks]
     weights = term_weights(terms, chunk_terms or [frozenset()])
-    best = max(evidence.scored, key=lambda s: s.score, default=None)
-    best_chunk = chunk_terms[best.sentence.rank] if best and chunk_terms else frozenset()
-    top = result.chunks[0].candidate if result.chunks else None
-    best_sentences = [s.sentence.text for s in sorted(evidence.scored, key=lambda s: -s.score)[:3]]
-    quantity_missing = asks_for_quantity(query) and not any(
-        states_quantity(s.sentence.text, query=query) for s in evidence.chosen
+    top_scored = max(evidence.scored, key=lambda s: s.score, default=None)
+    best_chunk = (
+        chunk_terms[top_scored.sentence.rank] if top_scored and chunk_terms else frozenset()
     )
+    top = result.chunks[0].candidate if result.chunks else None
+    # The composer embedded its best sentences already: their vectors are reused, not recomputed.
+    best_embedded = max(
+        (s for s in evidence.scored if s.vector is not None), key=lambda s: s.score, default=None
+    )
+    quantity_missing = quantity_unstated(query, (s.sentence.text for s in evidence.chosen))
     return {
         "evidence": evidence.value,
         "best_similarity": max((s.similarity for s in evidence.scored), default=0.0),
@@ -115,27 +118,22 @@ def question_signals(
         "top_keyword_score": (top.keyword_score or 0.0) if top else 0.0,
         "quantity_missing": float(quantity_missing),
         "negated_question": float(bool(NEGATION.search(query))),
-        "word_left_out_gain": word_left_out_gain(query, best_sentences, embedder=embedder),
+        "word_left_out_gain": word_left_out_gain(query, best_embedded, embedder=embedder),
     }
 
 
-def word_left_out_gain(query: str, sentences: list[str], *, embedder: Any) -> float:
-    """The largest rise in best-sentence similarity when one content word is left out."""
-    import numpy as np
-
+def word_left_out_gain(query: str, best: Any, *, embedder: Any) -> float:
+    """How much the best embedded sentence's similarity rises when one content word is left out."""
     from apps.answers.composing.terms import content_terms
 
     tokens = query.split()
     variants = [
         " ".join(tokens[:i] + tokens[i + 1 :]) for i, t in enumerate(tokens) if content_terms(t)
     ]
-    if not sentences or not variants:
+    if best is None or not variants:
         return 0.0
-    passages = embedder.embed_passages(sentences)
-    full = passages @ embedder.embed_query(query)
-    best = int(np.argmax(full))
-    left_out = np.array([passages[best] @ embedder.embed_query(v) for v in variants])
-    return float(left_out.max() - full[best])
+    full = float(best.vector @ embedder.embed_query(query))
+    return max(float(best.vector @ embedder.embed_query(v)) for v in variants) - full
 
 
 def passage_number(extra: dict[str, object], query_id: str) -> int:
