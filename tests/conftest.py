@@ -10,6 +10,7 @@ import numpy.typing as npt
 import pytest
 from django.conf import LazySettings
 
+from apps.corpus.embedders import embedder_override
 from tests.factories import CollectionFactory
 
 
@@ -25,6 +26,7 @@ class CountingEmbedder:
 
     def __init__(self) -> None:
         self.passages_embedded = 0
+        self.queries_embedded = 0
         self.calls = 0
 
     def embed_passages(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
@@ -35,6 +37,7 @@ class CountingEmbedder:
         return np.stack([self._vector(t) for t in texts])
 
     def embed_query(self, text: str) -> npt.NDArray[np.float32]:
+        self.queries_embedded += 1
         return self._vector(text)
 
     def _vector(self, text: str) -> npt.NDArray[np.float32]:
@@ -56,11 +59,12 @@ def _isolated_storage(settings: LazySettings, tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def embedder(monkeypatch: pytest.MonkeyPatch) -> Iterator[CountingEmbedder]:
-    """Replace the configured embedder everywhere with the counting one."""
+def embedder() -> Iterator[CountingEmbedder]:
+    """Replace the configured embedder everywhere with the counting one (through the one seam
+    every caller reads: ingestion, retrieval, the evaluation commands, post-turn tasks)."""
     fake = CountingEmbedder()
-    monkeypatch.setattr("apps.corpus.services.default_embedder", lambda: fake)
-    yield fake
+    with embedder_override(fake):
+        yield fake
 
 
 @pytest.fixture

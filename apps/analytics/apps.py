@@ -7,4 +7,7 @@ class AnalyticsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from apps.analytics import receivers  # noqa: F401 - connects the post-turn step
+        from apps.analytics.tasks import turn_end_enqueue
+        from apps.answers.turn_end import turn_end_step_register
+
+        turn_end_step_register(name="analytics", step=turn_end_enqueue)

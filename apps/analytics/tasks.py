@@ -1,4 +1,8 @@
-"""Post-turn work runs in a db_worker, so the answer never waits for it."""
+"""Post-turn work runs in a db_worker, so the answer never waits for it.
+
+`turn_end_enqueue` is the step analytics registers with answers (`AnalyticsConfig.ready`); the
+turn's end calls it once, after the terminal event is committed.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +11,9 @@ import logging
 from django_tasks import task
 
 from apps.analytics.services import daily_counts_refresh_for_turn, post_turn_run
+from apps.answers.models import TurnStatus
 from apps.answers.providers.configured import chat_model_configured
+from apps.answers.turn_end import TurnEnd
 from apps.corpus.embedders import default_embedder
 
 logger = logging.getLogger(__name__)
@@ -30,3 +36,11 @@ def daily_counts_task(turn_id: int) -> None:
     except Exception:
         # The counts can be rebuilt (`manage.py analytics_refresh`); the answer must stay as it is.
         logger.exception("Refreshing the daily counts failed for turn %s", turn_id)
+
+
+def turn_end_enqueue(end: TurnEnd) -> None:
+    """Every end is counted (failed and cancelled turns too); only a finished turn is titled
+    and categorised."""
+    daily_counts_task.enqueue(end.turn_id)
+    if end.status == TurnStatus.FINISHED:
+        post_turn_task.enqueue(end.turn_id)

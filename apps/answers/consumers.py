@@ -23,16 +23,14 @@ from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from apps.answers.events import TERMINAL_EVENTS, Envelope, EventType, FailureCode, failed_data
-from apps.answers.selectors import turn_events_since
+from apps.answers.selectors import NotFound, turn_events_since, turn_get
 from apps.answers.services import InvalidQuestion
 from apps.answers.turn.entry import (
-    NotFound,
     RateLimited,
     conversation_id_parse,
     turn_abandon,
     turn_events,
     turn_follow,
-    turn_get_for_user,
     turn_open,
 )
 
@@ -231,7 +229,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             self._post(refusal(FailureCode.INVALID_REQUEST, message))
             return
         try:
-            await sync_to_async(turn_get_for_user)(turn_id=turn_id, user_id=self.user_id)
+            await sync_to_async(turn_get)(turn_id=turn_id, user_id=self.user_id)
         except NotFound as exc:
             self._post(refusal(FailureCode.INVALID_REQUEST, str(exc)))
             return

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import TypeVar
 from uuid import UUID
 
-from django.db.models import QuerySet
+from django.db.models import Model, QuerySet
 
 from apps.answers.events import Envelope
-from apps.answers.models import Conversation, Turn, TurnEvent
+from apps.answers.models import Conversation, Turn, TurnEvent, TurnStatus
 from apps.answers.routing.types import HistoryMessage
 from apps.answers.routing.window import conversation_window
 
@@ -40,5 +42,38 @@ def conversations_for_user(*, user_id: int) -> QuerySet[Conversation]:
     return Conversation.objects.filter(user_id=user_id).order_by("-updated_at")
 
 
-def turn_get(*, turn_id: int) -> Turn:
-    return Turn.objects.select_related("conversation").get(pk=turn_id)
+_M = TypeVar("_M", bound=Model)
+
+
+class NotFound(LookupError):
+    """The conversation or turn does not exist or belongs to someone else (answered 404)."""
+
+
+def turn_get(*, turn_id: int, user_id: int | None = None) -> Turn:
+    """A turn by id; with `user_id`, only if that user's (else NotFound, never a hint)."""
+    turns = Turn.objects.select_related("conversation").filter(pk=turn_id)
+    return _owned_one(turns, owner="conversation__user_id", user_id=user_id, what="turn")
+
+
+def conversation_get(*, conversation_id: UUID, user_id: int | None) -> Conversation:
+    """A conversation by id; with `user_id`, only if that user's. None is the operator (the
+    command line), who may continue any conversation."""
+    conversations = Conversation.objects.filter(pk=conversation_id)
+    return _owned_one(conversations, owner="user_id", user_id=user_id, what="conversation")
+
+
+def _owned_one(rows: QuerySet[_M], *, owner: str, user_id: int | None, what: str) -> _M:
+    if user_id is not None:
+        rows = rows.filter(**{owner: user_id})
+    found = rows.first()
+    if found is None:
+        raise NotFound(f"No such {what}")
+    return found
+
+
+def turns_asked_since(*, user_id: int, since: datetime) -> int:
+    return Turn.objects.filter(conversation__user_id=user_id, created_at__gte=since).count()
+
+
+def turn_is_streaming(*, turn_id: int) -> bool:
+    return Turn.objects.filter(pk=turn_id, status=TurnStatus.STREAMING).exists()

@@ -1,14 +1,13 @@
-"""Writes for conversations and turns: start a turn, append its events, finish or fail it."""
+"""Writes for conversations and turns: every column a turn sets is written by a named function
+here, from the typed outcome of one stage (`outcomes.py`)."""
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
@@ -16,9 +15,8 @@ from django.utils import timezone
 
 from apps.answers.events import Envelope, EventType, FailureCode, failed_data
 from apps.answers.models import Citation, Conversation, Turn, TurnEvent, TurnStatus
-from apps.answers.signals import turn_ended
-
-logger = logging.getLogger(__name__)
+from apps.answers.outcomes import TurnClassified, TurnFinished, TurnOutcome, TurnRetrieved
+from apps.answers.turn_end import TurnEnd, turn_end_steps_run
 
 
 class InvalidQuestion(ValueError):
@@ -69,52 +67,78 @@ def turn_start(*, conversation: Conversation, question: str) -> Turn:
     return turn
 
 
-class TurnRecorder:
-    """Numbers and persists every event of one turn; guarantees exactly one terminal event."""
-
-    def __init__(self, turn_id: int) -> None:
-        self.turn_id = turn_id
-        self.seq = 0
-        self.terminated = False
-
-    async def emit(self, type_: EventType, data: dict[str, Any]) -> Envelope:
-        if self.terminated:
-            raise RuntimeError(f"turn {self.turn_id} already ended; cannot emit {type_}")
-        self.seq += 1
-        envelope = Envelope(seq=self.seq, turn=self.turn_id, type=str(type_), data=data)
-        await sync_to_async(_event_store)(envelope)
-        if type_ in (EventType.FINISHED, EventType.FAILED):
-            self.terminated = True
-            await sync_to_async(_turn_ended)(self.turn_id)
-        return envelope
-
-    async def fail(self, code: FailureCode, message: str, **fields: Any) -> Envelope:
-        await sync_to_async(turn_update)(
-            turn_id=self.turn_id,
-            status=TurnStatus.CANCELLED if code == FailureCode.CANCELLED else TurnStatus.FAILED,
-            error_code=str(code),
-            error_message=message,
-            finished_at=timezone.now(),
-            **fields,
-        )
-        return await self.emit(EventType.FAILED, failed_data(code, message))
+def turn_classified_record(*, turn_id: int, classified: TurnClassified) -> None:
+    Turn.objects.filter(pk=turn_id).update(
+        intent=classified.intent,
+        router_confidence=classified.router_confidence,
+        tier=classified.tier,
+        strategy=classified.strategy,
+        action=classified.action,
+        language=classified.language,
+        classification=classified.classification,
+    )
 
 
-def _turn_ended(turn_id: int) -> None:
-    # Best effort, like the post-turn step: a failing receiver never touches the stored turn.
-    for receiver, response in turn_ended.send_robust(sender=None, turn_id=turn_id):
-        if isinstance(response, Exception):
-            logger.error("Turn-end step %s failed for turn %s: %r", receiver, turn_id, response)
+def turn_retrieval_record(*, turn_id: int, retrieved: TurnRetrieved) -> None:
+    Turn.objects.filter(pk=turn_id).update(
+        retrieval_trace=retrieved.retrieval_trace, models_used=retrieved.models_used
+    )
 
 
-def _event_store(envelope: Envelope) -> None:
+def turn_context_record(*, turn_id: int, context: dict[str, Any]) -> None:
+    """The context window the composer saw: aliases -> chunk ids, budget and utilisation."""
+    Turn.objects.filter(pk=turn_id).update(context=context)
+
+
+def turn_event_append(*, envelope: Envelope) -> None:
     TurnEvent.objects.create(
         turn_id=envelope["turn"], seq=envelope["seq"], type=envelope["type"], data=envelope["data"]
     )
 
 
-def turn_update(*, turn_id: int, **fields: Any) -> None:
-    Turn.objects.filter(pk=turn_id).update(**fields)
+def turn_end(*, turn_id: int, seq: int, outcome: TurnOutcome) -> Envelope:
+    """The one place a turn ends: its final columns and its terminal event are stored together,
+    then the registered turn-end steps run once the transaction commits."""
+    status, columns, envelope = _ending(turn_id, seq, outcome)
+    with transaction.atomic():
+        Turn.objects.filter(pk=turn_id).update(status=status, finished_at=timezone.now(), **columns)
+        turn_event_append(envelope=envelope)
+        transaction.on_commit(lambda: turn_end_steps_run(TurnEnd(turn_id, status)))
+    return envelope
+
+
+def _ending(
+    turn_id: int, seq: int, outcome: TurnOutcome
+) -> tuple[TurnStatus, dict[str, Any], Envelope]:
+    if isinstance(outcome, TurnFinished):
+        columns: dict[str, Any] = {
+            "answer": outcome.answer,
+            "composer": outcome.composer,
+            "confidence": outcome.confidence,
+            "confidence_band": outcome.confidence_band,
+            "refused": outcome.refused,
+            "followups": list(outcome.followups),
+            "fallback_reason": outcome.fallback_reason,
+            "dropped_citations": list(outcome.dropped_citations),
+            "unsupported_sentences": outcome.unsupported_sentences,
+            "timings_ms": outcome.timings_ms,
+        }
+        finished = Envelope(
+            seq=seq, turn=turn_id, type=str(EventType.FINISHED), data=outcome.event_data()
+        )
+        return TurnStatus.FINISHED, columns, finished
+    columns = {
+        "error_code": str(outcome.code),
+        "error_message": outcome.message,
+        "answer": outcome.answer,
+        "partial": outcome.partial,
+        "composer": outcome.composer,
+        "timings_ms": outcome.timings_ms,
+    }
+    cancelled = outcome.code == FailureCode.CANCELLED
+    data = failed_data(outcome.code, outcome.message)
+    failed = Envelope(seq=seq, turn=turn_id, type=str(EventType.FAILED), data=data)
+    return TurnStatus.CANCELLED if cancelled else TurnStatus.FAILED, columns, failed
 
 
 def citations_store(*, turn_id: int, citations: Sequence[CitationRecord]) -> None:

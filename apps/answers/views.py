@@ -25,15 +25,13 @@ from django.views.decorators.http import require_GET, require_POST
 
 from apps.answers.events import EventType
 from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnEvent
-from apps.answers.selectors import conversations_for_user
+from apps.answers.selectors import NotFound, conversations_for_user, turn_get
 from apps.answers.services import InvalidQuestion
 from apps.answers.turn.entry import (
-    NotFound,
     RateLimited,
     conversation_id_parse,
     turn_events,
     turn_follow,
-    turn_get_for_user,
     turn_open,
 )
 
@@ -185,7 +183,7 @@ async def turn_events_replay(request: HttpRequest, turn_id: int) -> HttpResponse
     if not raw.isdigit():
         return _error(400, "invalid_request", "last_seq must be a non-negative integer")
     try:
-        await sync_to_async(turn_get_for_user)(turn_id=turn_id, user_id=user.pk)
+        await sync_to_async(turn_get)(turn_id=turn_id, user_id=user.pk)
     except NotFound as exc:
         return _error(404, "not_found", str(exc))
     return _stream(turn_follow(turn_id=turn_id, last_seq=int(raw)))

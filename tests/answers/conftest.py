@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import ExitStack
 
 import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
 from django.db import connections
 
+from apps.answers.providers.registry import providers_override
 from tests.answers.fakes import ScriptedComposer, handbook_load, providers_fake
 from tests.conftest import CountingEmbedder
 
@@ -27,16 +29,14 @@ def user(django_user_model: type[User]) -> User:
 
 
 @pytest.fixture
-def use_providers(
-    monkeypatch: pytest.MonkeyPatch, embedder: CountingEmbedder
-) -> Callable[..., None]:
+def use_providers(embedder: CountingEmbedder) -> Iterator[Callable[..., None]]:
     """The handbook ingested, and fake providers in place of the configured ones; call the
-    returned function to swap in another composer."""
+    yielded function to swap in another composer."""
     handbook_load(embedder)
+    with ExitStack() as stack:
 
-    def use(composer: ScriptedComposer | None = None) -> None:
-        fake = providers_fake(embedder, composer=composer)
-        monkeypatch.setattr("apps.answers.providers.registry.providers_default", lambda: fake)
+        def use(composer: ScriptedComposer | None = None) -> None:
+            stack.enter_context(providers_override(providers_fake(embedder, composer=composer)))
 
-    use()
-    return use
+        use()
+        yield use

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from apps.answers.providers.registry import providers_override
 from tests.answers.fakes import ScriptedComposer, providers_fake
 from tests.conftest import CountingEmbedder
 
@@ -69,17 +70,15 @@ def test_evaluate_retrieval_writes_the_agreed_keys(
 
 
 def test_evaluate_answers_scores_citations_and_refusals(
-    dataset: Path, tmp_path: Path, embedder: CountingEmbedder, monkeypatch: pytest.MonkeyPatch
+    dataset: Path, tmp_path: Path, embedder: CountingEmbedder
 ) -> None:
     # The scripted composer always cites c1 (the best chunk) and never refuses.
     fake = providers_fake(embedder, composer=ScriptedComposer(pieces=("It says so [c1].",)))
-    monkeypatch.setattr(
-        "apps.answers.management.commands.evaluate_answers.providers_default", lambda: fake
-    )
     target = tmp_path / "answers.json"
-    call_command(
-        "evaluate_answers", "--dataset", str(dataset), "--json", str(target), stdout=StringIO()
-    )
+    with providers_override(fake):
+        call_command(
+            "evaluate_answers", "--dataset", str(dataset), "--json", str(target), stdout=StringIO()
+        )
     result = json.loads(target.read_text())
     assert result["answerable"] == 2 and result["unanswerable"] == 1
     assert result["gold_passage_cited"] == 1.0 and result["citation_precision"] == 1.0

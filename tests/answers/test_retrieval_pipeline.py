@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from asgiref.sync import async_to_sync
 
-from apps.answers.retrieval.pipeline import RetrievalConfig, Retriever, filters_for
+from apps.answers.retrieval.pipeline import RetrievalConfig, Retriever
 from apps.answers.retrieval.types import RetrievalRequest, RetrievalResult
 from apps.corpus.models import Collection
 from apps.corpus.search import SearchFilters
@@ -73,11 +73,13 @@ def test_filters_restrict_by_collection_domain_type_and_language(
     embedder: CountingEmbedder,
 ) -> None:
     handbook = _load(embedder)
-    only_handbook = _retrieve(embedder, "VPN WireGuard", filters_for(collection_ids=[handbook.pk]))
+    only_handbook = _retrieve(
+        embedder, "VPN WireGuard", SearchFilters(collection_ids=(handbook.pk,))
+    )
     assert "vpn2.md" not in _files(only_handbook) and "vpn.md" in _files(only_handbook)
-    assert _files(_retrieve(embedder, "VPN", filters_for(domains=["finance"]))) == []
-    assert set(_files(_retrieve(embedder, "leave", filters_for(languages=["fa"])))) == {"fa.md"}
-    typed = _retrieve(embedder, "VPN", filters_for(document_types=["policy"]))
+    assert _files(_retrieve(embedder, "VPN", SearchFilters(domains=("finance",)))) == []
+    assert set(_files(_retrieve(embedder, "leave", SearchFilters(languages=("fa",))))) == {"fa.md"}
+    typed = _retrieve(embedder, "VPN", SearchFilters(document_types=("policy",)))
     assert "vpn2.md" not in _files(typed)
 
 

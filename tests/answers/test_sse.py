@@ -16,7 +16,8 @@ from django.test import AsyncClient
 from apps.answers.models import Turn, TurnStatus
 from apps.answers.selectors import turn_events_since
 from apps.answers.services import conversation_start, turn_start
-from apps.answers.turn.entry import turn_events, turn_filters
+from apps.answers.turn.entry import turn_events
+from apps.corpus.search import SearchFilters
 from tests.answers.fakes import ANSWER_TEXT, ScriptedComposer
 
 pytestmark = [
@@ -174,7 +175,7 @@ async def test_events_follow_a_turn_that_is_still_streaming(
     conversation = await sync_to_async(conversation_start)(user_id=user.pk)
     turn = await sync_to_async(turn_start)(conversation=conversation, question="Leave days?")
     # The answer runs elsewhere (another process, in production); here, a task.
-    running = asyncio.create_task(_drain(turn_events(turn_id=turn.pk, filters=turn_filters(()))))
+    running = asyncio.create_task(_drain(turn_events(turn_id=turn.pk, filters=SearchFilters())))
     await asyncio.sleep(0.05)
     response = await client.get(f"/api/turns/{turn.pk}/events", {"last_seq": 0}, headers=SSE)
     followed = [f["data"] for f in await frames(response)]
@@ -197,7 +198,7 @@ async def test_a_stream_closed_mid_answer_ends_the_turn_as_cancelled(
     use_providers(ScriptedComposer(pieces=[f"Part {i} [c1]. " for i in range(6)], delay_s=0.1))
     conversation = await sync_to_async(conversation_start)(user_id=user.pk)
     turn = await sync_to_async(turn_start)(conversation=conversation, question="Leave days?")
-    events = turn_events(turn_id=turn.pk, filters=turn_filters(()))
+    events = turn_events(turn_id=turn.pk, filters=SearchFilters())
     async for envelope in events:
         if envelope["type"] == "token":
             break

@@ -3,19 +3,29 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractContextManager
 
 import pytest
 from asgiref.sync import async_to_sync
 
-from apps.answers.composing.types import ComposeRequest, ComposerError, ComposerEvent, TextDelta
+from apps.answers.composing.types import (
+    Composer,
+    ComposeRequest,
+    ComposerError,
+    ComposerEvent,
+    TextDelta,
+)
 from apps.answers.events import Envelope
 from apps.answers.models import Citation, Conversation, Turn, TurnStatus
 from apps.answers.providers.registry import Providers
+from apps.answers.retrieval.types import RetrievalRequest
 from apps.answers.routing.types import Intent
 from apps.answers.selectors import turn_events_since
 from apps.answers.services import turn_start
 from apps.answers.turn.run import turn_run
+from apps.answers.turn.search_results import search_results_data
+from apps.answers.turn_end import TurnEnd, turn_end_steps_run
 from tests.answers.fakes import (
     ANSWER_TEXT,
     FixedClassifier,
@@ -198,3 +208,60 @@ def test_cancelling_stores_a_cancelled_terminal_event(embedder: CountingEmbedder
 async def _consume_forever(turn_id: int, providers: Providers) -> None:
     async for _ in turn_run(turn_id=turn_id, providers=providers):
         pass
+
+
+def test_a_bumped_turn_starts_from_the_first_pass_instead_of_searching_again(
+    embedder: CountingEmbedder,
+) -> None:
+    handbook_load(embedder)
+    providers = providers_fake(embedder, classifier=FixedClassifier(classification(confidence=0.6)))
+    before = embedder.queries_embedded
+    turn, events = _run(providers, "annual leave days")
+
+    assert events[0]["data"]["strategy"] == "moderate"
+    assert embedder.queries_embedded - before == 1  # the first pass's embedding only
+    assert turn.retrieval_trace["settings"]["original_reused"] is True
+    fresh = async_to_sync(providers.retriever.retrieve)(
+        RetrievalRequest(query="annual leave days", strategy="moderate")
+    )
+    shown = events[1]["data"]["results"]
+    assert [r["chunk"] for r in shown] == [
+        r["chunk"]
+        for r in async_to_sync(search_results_data)(query="x", chunks=fresh.chunks)["results"]
+    ]
+
+
+@pytest.mark.parametrize(
+    ("composer", "status"),
+    [
+        (ScriptedComposer(), TurnStatus.FINISHED),
+        (FailingComposer(after="Employees take [c1] and"), TurnStatus.FAILED),
+    ],
+)
+def test_each_turn_end_runs_the_registered_steps_once_with_its_status(
+    embedder: CountingEmbedder,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Callable[..., AbstractContextManager[object]],
+    composer: Composer,
+    status: TurnStatus,
+) -> None:
+    handbook_load(embedder)
+    ends: list[TurnEnd] = []
+    monkeypatch.setattr("apps.answers.turn_end._STEPS", {"record": ends.append})
+    with django_capture_on_commit_callbacks(execute=True):
+        turn, _ = _run(providers_fake(embedder, composer=composer), "annual leave days?")  # type: ignore[arg-type]
+    assert ends == [TurnEnd(turn.pk, status)]
+
+
+def test_a_failing_turn_end_step_is_logged_and_the_others_still_run(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ends: list[TurnEnd] = []
+
+    def explode(end: TurnEnd) -> None:
+        raise RuntimeError("queue down")
+
+    monkeypatch.setattr("apps.answers.turn_end._STEPS", {"bad": explode, "good": ends.append})
+    turn_end_steps_run(TurnEnd(7, TurnStatus.FINISHED))
+    assert ends == [TurnEnd(7, TurnStatus.FINISHED)]
+    assert "Turn-end step bad failed for turn 7" in caplog.text

@@ -22,6 +22,7 @@ from playwright.sync_api import Page, expect
 from pytest_django import DjangoDbBlocker
 
 from apps.answers.models import Turn, TurnStatus
+from apps.answers.providers.registry import providers_override
 from apps.answers.routing.types import Intent
 from apps.answers.turn.search_results import search_results_data
 from tests.answers.fakes import (
@@ -71,14 +72,13 @@ def daphne_url(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Ite
 
 
 @pytest.fixture
-def composer(monkeypatch: pytest.MonkeyPatch, embedder: CountingEmbedder) -> ScriptedComposer:
+def composer(embedder: CountingEmbedder) -> Iterator[ScriptedComposer]:
     """Answers stream in three pieces 1.5 s apart (several seconds with SLOW_WORD): slow enough
     that a loaded CI machine still sees the answer mid-stream."""
     handbook_load(embedder)
     scripted = ScriptedComposer(delay_for=lambda q: 3.0 if SLOW_WORD in q else 1.5)
-    fake = providers_fake(embedder, composer=scripted)
-    monkeypatch.setattr("apps.answers.providers.registry.providers_default", lambda: fake)
-    return scripted
+    with providers_override(providers_fake(embedder, composer=scripted)):
+        yield scripted
 
 
 @pytest.fixture
@@ -170,7 +170,9 @@ HOSTILE = '<img src=x onerror="document.title=1"><b>bold</b>'
 
 
 @pytest.fixture
-def search_and_persian(monkeypatch: pytest.MonkeyPatch, embedder: CountingEmbedder) -> None:
+def search_and_persian(
+    monkeypatch: pytest.MonkeyPatch, embedder: CountingEmbedder
+) -> Iterator[None]:
     """ "documents about ..." is a search whose first snippet carries hostile markup; a Persian
     question gets a Persian answer."""
     handbook_load(embedder)
@@ -186,7 +188,6 @@ def search_and_persian(monkeypatch: pytest.MonkeyPatch, embedder: CountingEmbedd
         )
     )
     fake = providers_fake(embedder, composer=composer, classifier=classifier)
-    monkeypatch.setattr("apps.answers.providers.registry.providers_default", lambda: fake)
 
     async def with_hostile_snippet(**kwargs: Any) -> dict[str, Any]:
         # The server escapes snippets; this checks the page would not trust one that was not.
@@ -195,6 +196,8 @@ def search_and_persian(monkeypatch: pytest.MonkeyPatch, embedder: CountingEmbedd
         return data
 
     monkeypatch.setattr("apps.answers.turn.run.search_results_data", with_hostile_snippet)
+    with providers_override(fake):
+        yield
 
 
 def test_search_results_a_right_to_left_answer_and_a_table(

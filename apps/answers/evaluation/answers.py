@@ -1,7 +1,7 @@
 """Grounded-answer quality on a BEIR-layout set with answers (PersianQA style).
 
-Each question goes through the same retrieval, context and composer stages as a turn
-(the router is left out: these are all questions by construction).
+Each question goes through the same retrieval, context, compose stream and confidence blend as
+a turn (the router is left out: these are all questions by construction).
 """
 
 from __future__ import annotations
@@ -13,24 +13,15 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 
-from apps.answers.composing.confidence import (
-    confidence_blend,
-    expected_calibration_error,
-    retrieval_quality,
-)
-from apps.answers.composing.types import (
-    Composer,
-    ComposeRequest,
-    Refusal,
-    SupportSignal,
-    TextDelta,
-)
+from apps.answers.composing.confidence import expected_calibration_error
+from apps.answers.composing.types import ComposeRequest
 from apps.answers.evaluation.beir import BeirQuery, corpus_id_from_filename
 from apps.answers.evaluation.metrics import percentile
+from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.context import context_build
-from apps.answers.retrieval.pipeline import Retriever
 from apps.answers.retrieval.types import RetrievalRequest
-from apps.answers.streaming import extract_citations
+from apps.answers.turn.compose_stream import ComposeOutcome, answer_confidence, compose_events
+from apps.answers.turn.recorder import MemoryRecorder
 from apps.corpus.search import SearchFilters
 from apps.corpus.text import detect_language, normalise_text
 
@@ -83,33 +74,31 @@ class AnsweredQuestion:
 
 
 def answer_one(
-    *, query: str, retriever: Retriever, composer: Composer, filters: SearchFilters, budget: int
+    *, query: str, providers: Providers, filters: SearchFilters, budget: int
 ) -> AnsweredQuestion:
+    """One question through a turn's own retrieval, context and compose stream (events are
+    numbered in memory, not stored: an evaluation writes no turns)."""
+
     async def run() -> AnsweredQuestion:
-        result = await retriever.retrieve(RetrievalRequest(query=query, filters=filters))
+        result = await providers.retriever.retrieve(RetrievalRequest(query=query, filters=filters))
         context = context_build(chunks=result.chunks, budget_tokens=budget)
         request = ComposeRequest(
             query=query, intent="factual_question", language=detect_language(query), context=context
         )
-        raw, refused, support = "", False, 0.0
-        async for event in composer.compose(request):
-            if isinstance(event, TextDelta):
-                raw += event.text
-            elif isinstance(event, Refusal):
-                refused = True
-            elif isinstance(event, SupportSignal):
-                support = event.value
-        text, marks = extract_citations(raw)
-        aliases = context.by_alias()
+        outcome = ComposeOutcome()
+        async for _ in compose_events(
+            composer=providers.composer,
+            fallback=providers.fallback_composer,
+            request=request,
+            recorder=MemoryRecorder(),
+            outcome=outcome,
+        ):
+            pass
         cited = tuple(
-            dict.fromkeys(
-                corpus_id_from_filename(aliases[m.alias].chunk.filename)
-                for m in marks
-                if m.alias in aliases
-            )
+            dict.fromkeys(corpus_id_from_filename(c.source_file) for c in outcome.citations)
         )
-        confidence = confidence_blend(support=support, retrieval=retrieval_quality(result.chunks))
-        return AnsweredQuestion(text, cited, refused, confidence)
+        confidence = answer_confidence(outcome=outcome, chunks=result.chunks)
+        return AnsweredQuestion(outcome.text, cited, outcome.refused, confidence)
 
     return async_to_sync(run)()
 
@@ -117,8 +106,7 @@ def answer_one(
 def answers_evaluate(
     *,
     queries: Sequence[BeirQuery],
-    retriever: Retriever,
-    composer: Composer,
+    providers: Providers,
     filters: SearchFilters,
     budget: int,
     progress: Callable[[int], None] | None = None,
@@ -126,9 +114,7 @@ def answers_evaluate(
     scores = AnswerScores()
     for done, query in enumerate(queries, start=1):
         start = time.perf_counter()
-        answered = answer_one(
-            query=query.text, retriever=retriever, composer=composer, filters=filters, budget=budget
-        )
+        answered = answer_one(query=query.text, providers=providers, filters=filters, budget=budget)
         scores.latency_ms.append((time.perf_counter() - start) * 1000)
         impossible = bool(query.extra.get("is_impossible"))
         if impossible:

@@ -6,6 +6,8 @@ composer (RAG_COMPOSER=auto|openai), HyDE and multi-hop bridging, and the llm ro
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 
@@ -22,7 +24,8 @@ from apps.answers.retrieval.rerank import NoReranker, RemoteReranker, Reranker
 from apps.answers.routing.llm import LLMClassifier
 from apps.answers.routing.trained import TrainedClassifier
 from apps.answers.routing.types import QueryClassifier
-from apps.corpus.embedders import Embedder, default_embedder
+from apps.corpus.embedders import Embedder, default_embedder, embedder_override
+from ragplatform.seams import Seam
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,7 @@ def _classifier(chat: ChatModel | None) -> QueryClassifier:
 
 
 @cache
-def providers_default() -> Providers:
+def _configured_providers() -> Providers:
     embedder = default_embedder()
     chat = chat_model_configured()
     extractive = ExtractiveComposer(embedder)
@@ -90,3 +93,19 @@ def providers_default() -> Providers:
         bump_threshold=settings.RAG_ROUTER_BUMP_THRESHOLD,
         clarify_threshold=settings.RAG_ROUTER_CLARIFY_THRESHOLD,
     )
+
+
+_seam: Seam[Providers] = Seam(_configured_providers)
+
+
+def providers_default() -> Providers:
+    """The providers every turn and command uses: the configured ones, or those that
+    `providers_override` put in place."""
+    return _seam()
+
+
+@contextmanager
+def providers_override(providers: Providers) -> Iterator[Providers]:
+    """Use `providers`, and their embedder for ingestion too, while the block runs."""
+    with _seam.override(providers), embedder_override(providers.embedder):
+        yield providers

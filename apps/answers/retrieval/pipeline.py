@@ -31,7 +31,6 @@ from apps.corpus.search import (
     KeywordQuery,
     KeywordScoring,
     ScoredChunk,
-    SearchFilters,
     chunks_dense_search,
     chunks_hydrate,
     chunks_keyword_search,
@@ -90,14 +89,23 @@ class Retriever:
         )
         query = request.query.strip()[:MAX_QUERY_CHARS]
         trace.variants.append(QueryVariant("original", query))
-        lists = [await self._variant(query, request, trace, "original")]
+        original = await self._original(query, request, trace)
+        lists = [original]
         if request.strategy in ("moderate", "complex"):
             lists.extend(await self._hyde(query, request, trace))
         candidates = candidates_merge(lists, k=self.config.rrf_k)
         if request.strategy == "complex":
             candidates = await self._hops(query, request, candidates, trace)
         chunks = await self._finish(query, candidates, trace)
-        return RetrievalResult(tuple(chunks), trace)
+        return RetrievalResult(tuple(chunks), trace, tuple(original))
+
+    async def _original(
+        self, query: str, request: RetrievalRequest, trace: RetrievalTrace
+    ) -> list[Candidate]:
+        if request.original_candidates is not None:
+            trace.settings["original_reused"] = True
+            return list(request.original_candidates)
+        return await self._variant(query, request, trace, "original")
 
     async def _variant(
         self, text: str, request: RetrievalRequest, trace: RetrievalTrace, kind: str
@@ -225,15 +233,3 @@ def _timed(trace: RetrievalTrace, stage: str) -> Iterator[None]:
     finally:
         elapsed = (time.perf_counter() - start) * 1000
         trace.timings_ms[stage] = round(trace.timings_ms.get(stage, 0.0) + elapsed, 3)
-
-
-def filters_for(
-    *,
-    collection_ids: Sequence[int] = (),
-    domains: Sequence[str] = (),
-    document_types: Sequence[str] = (),
-    languages: Sequence[str] = (),
-) -> SearchFilters:
-    return SearchFilters(
-        tuple(collection_ids), tuple(domains), tuple(document_types), tuple(languages)
-    )

@@ -65,11 +65,9 @@ class RetrievalTrace:
 
     variants: list[QueryVariant] = field(default_factory=list)
     candidates: list[Candidate] = field(default_factory=list)
-    context_chunk_ids: list[int] = field(default_factory=list)
     timings_ms: dict[str, float] = field(default_factory=dict)
     models: dict[str, str] = field(default_factory=dict)
     settings: dict[str, Any] = field(default_factory=dict)
-    context: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -80,11 +78,14 @@ class RetrievalRequest:
     query: str
     filters: SearchFilters = field(default_factory=SearchFilters)
     strategy: str = "simple"  # none | simple | moderate | complex (from the router)
-    language: str = "en"
-    query_embedding: tuple[float, ...] | None = None  # reuse a speculative embedding
+    query_embedding: tuple[float, ...] | None = None  # an embedding of `query` made earlier
+    # The fused candidates of `query` itself from a pass already run (the turn's speculative
+    # first pass): the original variant is then not searched again.
+    original_candidates: tuple[Candidate, ...] | None = None
 
 
 @dataclass(frozen=True)
 class RetrievalResult:
     chunks: tuple[RetrievedChunk, ...]
     trace: RetrievalTrace
+    original_candidates: tuple[Candidate, ...] = ()  # the query's own fused list, for reuse

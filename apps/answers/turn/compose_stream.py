@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
+from apps.answers.composing.confidence import confidence_blend, retrieval_quality
 from apps.answers.composing.types import (
     Composer,
     ComposeRequest,
@@ -15,9 +16,10 @@ from apps.answers.composing.types import (
     TextDelta,
 )
 from apps.answers.events import Envelope, EventType
-from apps.answers.retrieval.types import ContextChunk
-from apps.answers.services import CitationRecord, TurnRecorder
+from apps.answers.retrieval.types import ContextChunk, RetrievedChunk
+from apps.answers.services import CitationRecord
 from apps.answers.streaming import CitationExtractor, CitationMark, Coalescer, TextPiece
+from apps.answers.turn.recorder import EventRecorder
 
 logger = logging.getLogger(__name__)
 
@@ -26,7 +28,6 @@ logger = logging.getLogger(__name__)
 class ComposeOutcome:
     composer: str = ""
     support: float | None = None
-    support_source: str = ""
     refused: bool = False
     text: str = ""
     citations: list[CitationRecord] = field(default_factory=list)
@@ -36,12 +37,18 @@ class ComposeOutcome:
     fallback_reason: str = ""
 
 
+def answer_confidence(*, outcome: ComposeOutcome, chunks: Sequence[RetrievedChunk]) -> float:
+    """The blended confidence of an answer: the composer's support and the retrieval's quality."""
+    support = outcome.support if outcome.support is not None else 0.0
+    return confidence_blend(support=support, retrieval=retrieval_quality(chunks))
+
+
 async def compose_events(
     *,
     composer: Composer,
     fallback: Composer | None,
     request: ComposeRequest,
-    recorder: TurnRecorder,
+    recorder: EventRecorder,
     outcome: ComposeOutcome,
 ) -> AsyncIterator[Envelope]:
     """Stream one composer; before its first text, a failure hands over to the fallback."""
@@ -65,7 +72,7 @@ async def compose_events(
 
 class _Sink:
     def __init__(
-        self, recorder: TurnRecorder, aliases: dict[str, ContextChunk], outcome: ComposeOutcome
+        self, recorder: EventRecorder, aliases: dict[str, ContextChunk], outcome: ComposeOutcome
     ) -> None:
         self.recorder, self.aliases, self.outcome = recorder, aliases, outcome
         self.extractor = CitationExtractor()
@@ -81,7 +88,7 @@ class _Sink:
                     async for envelope in self._item(item):
                         yield envelope
             elif isinstance(event, SupportSignal):
-                self.outcome.support, self.outcome.support_source = event.value, event.source
+                self.outcome.support = event.value
             elif isinstance(event, Refusal):
                 self.outcome.refused = True
 

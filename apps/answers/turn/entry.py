@@ -1,7 +1,8 @@
-"""The one entry both transports (WebSocket and SSE) use to open, run and follow a turn.
+"""The one entry every transport uses to open, run and follow a turn: the WebSocket consumer,
+the SSE views and `manage.py ask`.
 
-Views and consumers gate (authentication, request shape) and forward; everything that
-decides whether a question may be asked, and every write, happens here.
+Views, consumers and commands gate (authentication, request shape) and forward; everything that
+decides whether a question may be asked, and every write, happens behind this module.
 """
 
 from __future__ import annotations
@@ -20,16 +21,16 @@ from django.conf import settings
 from django.utils import timezone
 
 from apps.answers.events import TERMINAL_EVENTS, Envelope, FailureCode
-from apps.answers.models import Conversation, Turn, TurnStatus
-from apps.answers.providers import registry
-from apps.answers.selectors import turn_events_since
-from apps.answers.services import (
-    InvalidQuestion,
-    TurnRecorder,
-    conversation_start,
-    question_clean,
-    turn_start,
+from apps.answers.models import Turn
+from apps.answers.providers.registry import providers_default
+from apps.answers.selectors import (
+    conversation_get,
+    turn_events_since,
+    turn_is_streaming,
+    turns_asked_since,
 )
+from apps.answers.services import InvalidQuestion, conversation_start, question_clean, turn_start
+from apps.answers.turn.recorder import TurnRecorder
 from apps.answers.turn.run import turn_run
 from apps.corpus.search import SearchFilters
 from apps.corpus.selectors import UnknownCollection, collection_ids_resolve
@@ -38,10 +39,6 @@ logger = logging.getLogger(__name__)
 
 MAX_COLLECTIONS = 20
 _UNAVAILABLE = "The answering service is not available right now; please try again later."
-
-
-class NotFound(LookupError):
-    """The conversation or turn does not exist or belongs to someone else (answered 404)."""
 
 
 class RateLimited(Exception):
@@ -56,13 +53,14 @@ class OpenedTurn:
 
 async def turn_open(
     *,
-    user_id: int,
+    user_id: int | None,
     conversation_id: UUID | None,
     question: str,
     collection_names: Sequence[str] = (),
 ) -> OpenedTurn:
     """Validate, authorise and rate-limit a question, then persist its turn (status streaming).
 
+    `user_id` None is the operator at the command line: no rate limit, any conversation.
     Raises InvalidQuestion (bad text, unknown collection), NotFound or RateLimited.
     """
     return await sync_to_async(_turn_open)(
@@ -74,18 +72,30 @@ async def turn_open(
 
 
 def _turn_open(
-    *, user_id: int, conversation_id: UUID | None, question: str, collection_names: Sequence[str]
+    *,
+    user_id: int | None,
+    conversation_id: UUID | None,
+    question: str,
+    collection_names: Sequence[str],
 ) -> OpenedTurn:
     cleaned = question_clean(question)
     collection_ids = _collections(collection_names)
-    if _asks_last_minute(user_id) >= asks_per_minute():
-        raise RateLimited(f"At most {asks_per_minute()} questions a minute; please wait a moment.")
+    if user_id is not None:
+        _rate_limit(user_id)
     if conversation_id is None:
         conversation = conversation_start(user_id=user_id)
     else:
-        conversation = _conversation_of(user_id=user_id, conversation_id=conversation_id)
+        conversation = conversation_get(conversation_id=conversation_id, user_id=user_id)
     turn = turn_start(conversation=conversation, question=cleaned)
-    return OpenedTurn(turn=turn, filters=turn_filters(collection_ids))
+    return OpenedTurn(turn=turn, filters=SearchFilters(collection_ids=collection_ids))
+
+
+def _rate_limit(user_id: int) -> None:
+    # Counted from the stored turns, so the limit holds across processes and transports.
+    limit = settings.RAG_ASKS_PER_MINUTE
+    since = timezone.now() - timedelta(minutes=1)
+    if turns_asked_since(user_id=user_id, since=since) >= limit:
+        raise RateLimited(f"At most {limit} questions a minute; please wait a moment.")
 
 
 def _collections(names: Sequence[str]) -> tuple[int, ...]:
@@ -109,33 +119,12 @@ def conversation_id_parse(value: object) -> UUID | None:
         raise InvalidQuestion("conversation must be a conversation id") from None
 
 
-def _conversation_of(*, user_id: int, conversation_id: UUID) -> Conversation:
-    conversation = Conversation.objects.filter(pk=conversation_id, user_id=user_id).first()
-    if conversation is None:
-        raise NotFound("No such conversation")
-    return conversation
-
-
-def asks_per_minute() -> int:
-    return int(getattr(settings, "RAG_ASKS_PER_MINUTE", 20))
-
-
-def _asks_last_minute(user_id: int) -> int:
-    # Counted from the stored turns, so the limit holds across processes and transports.
-    since = timezone.now() - timedelta(minutes=1)
-    return Turn.objects.filter(conversation__user_id=user_id, created_at__gte=since).count()
-
-
-def turn_filters(collection_ids: Sequence[int]) -> SearchFilters:
-    return SearchFilters(collection_ids=tuple(collection_ids))
-
-
 async def turn_events(*, turn_id: int, filters: SearchFilters) -> AsyncIterator[Envelope]:
     """`turn_run` over the configured providers, ending the turn as cancelled however the
     caller stops early: a task cancel lands inside `turn_run`, which stores the event itself,
     but a caller that just drops or closes this generator would otherwise leave it streaming."""
     try:
-        providers = await sync_to_async(registry.providers_default)()
+        providers = await sync_to_async(providers_default)()
     except Exception:
         logger.exception("Could not build the providers for turn %s", turn_id)
         yield await turn_abandon(
@@ -162,23 +151,10 @@ async def turn_abandon(
 ) -> Envelope:
     """End a turn that `turn_run` never got to (cancelled before it started, or no providers),
     so it never stays streaming; returns its terminal event, stored or existing."""
-    stored = await sync_to_async(turn_events_since)(turn_id=turn_id, last_seq=0)
-    if stored and stored[-1]["type"] in TERMINAL_EVENTS:
-        return stored[-1]
-    recorder = TurnRecorder(turn_id)
-    recorder.seq = stored[-1]["seq"] if stored else 0
+    recorder = await TurnRecorder.resume(turn_id)
+    if recorder.terminal is not None:
+        return recorder.terminal
     return await recorder.fail(code, message)
-
-
-def _is_streaming(turn_id: int) -> bool:
-    return Turn.objects.filter(pk=turn_id, status=TurnStatus.STREAMING).exists()
-
-
-def turn_get_for_user(*, turn_id: int, user_id: int) -> Turn:
-    turn = Turn.objects.filter(pk=turn_id, conversation__user_id=user_id).first()
-    if turn is None:
-        raise NotFound("No such turn")
-    return turn
 
 
 async def turn_follow(
@@ -196,7 +172,7 @@ async def turn_follow(
                 return
         if time.monotonic() >= deadline:
             return
-        if not events and not await sync_to_async(_is_streaming)(turn_id):
+        if not events and not await sync_to_async(turn_is_streaming)(turn_id=turn_id):
             # The status is written just before the terminal event: give that write a moment,
             # but never wait long for a turn whose terminal event will not come.
             deadline = min(deadline, time.monotonic() + 4 * poll_s)

@@ -4,20 +4,16 @@ import asyncio
 import json
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.answers.events import EventType
-from apps.answers.models import Conversation
-from apps.answers.providers.registry import providers_default
-from apps.answers.services import InvalidQuestion, conversation_start, turn_start
-from apps.answers.turn.run import turn_run
-from apps.corpus.search import SearchFilters
-from apps.corpus.selectors import UnknownCollection, collection_ids_resolve
+from apps.answers.selectors import NotFound
+from apps.answers.services import InvalidQuestion
+from apps.answers.turn.entry import conversation_id_parse, turn_events, turn_open
 
 
 class Command(BaseCommand):
-    help = "Run one full turn through the same service the web uses; print its events."
+    help = "Run one full turn through the same entry the web uses; print its events."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("text", help="the question")
@@ -26,25 +22,20 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="one JSON event per line")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        asyncio.run(self._ask(options))
+
+    async def _ask(self, options: dict[str, Any]) -> None:
         try:
-            collection_ids = collection_ids_resolve(names=options["collection"])
-            conversation = self._conversation(options["conversation"])
-            turn = turn_start(conversation=conversation, question=options["text"])
-        except (InvalidQuestion, UnknownCollection) as exc:
+            # No user: the operator at the command line (no rate limit, any conversation).
+            opened = await turn_open(
+                user_id=None,
+                conversation_id=conversation_id_parse(options["conversation"]),
+                question=options["text"],
+                collection_names=options["collection"],
+            )
+        except (InvalidQuestion, NotFound) as exc:
             raise CommandError(str(exc)) from exc
-        asyncio.run(self._stream(turn.pk, SearchFilters(collection_ids=collection_ids), options))
-
-    def _conversation(self, conversation_id: str | None) -> Conversation:
-        if not conversation_id:
-            return conversation_start(user_id=None)
-        try:
-            return Conversation.objects.get(pk=conversation_id)
-        except (Conversation.DoesNotExist, ValueError) as exc:
-            raise CommandError(f"No conversation {conversation_id}") from exc
-
-    async def _stream(self, turn_id: int, filters: SearchFilters, options: dict[str, Any]) -> None:
-        providers = await sync_to_async(providers_default)()
-        async for envelope in turn_run(turn_id=turn_id, providers=providers, filters=filters):
+        async for envelope in turn_events(turn_id=opened.turn.pk, filters=opened.filters):
             if options["json"]:
                 self.stdout.write(json.dumps(envelope, ensure_ascii=False))
             else:

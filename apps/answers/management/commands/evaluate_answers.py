@@ -34,8 +34,7 @@ class Command(BaseCommand):
         providers = providers_default()
         scores = answers_evaluate(
             queries=queries,
-            retriever=providers.retriever,
-            composer=providers.composer,
+            providers=providers,
             filters=SearchFilters(collection_ids=(collection.pk,)),
             budget=settings.RAG_CONTEXT_BUDGET_TOKENS,
         )

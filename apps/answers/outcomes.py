@@ -1,0 +1,73 @@
+"""What each stage of a turn hands to the store: one frozen value per write, so every column a
+stage sets is named here and nowhere else (the services in `services.py` write them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from apps.answers.events import FailureCode
+
+
+@dataclass(frozen=True)
+class TurnClassified:
+    """The router's verdict and the policy's decision (the `classification` event)."""
+
+    intent: str
+    router_confidence: float
+    tier: str
+    strategy: str
+    action: str
+    language: str
+    classification: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class TurnRetrieved:
+    """What retrieval did: its trace (variants, candidates, timings) and the models it used."""
+
+    retrieval_trace: dict[str, Any]
+    models_used: dict[str, str]
+
+
+@dataclass(frozen=True)
+class TurnFinished:
+    """A turn that ended with a reply: an answer, a clarifying question, search results or chat."""
+
+    answer: str
+    action: str
+    composer: str = ""
+    confidence: float | None = None
+    confidence_band: str = ""
+    refused: bool = False
+    followups: tuple[str, ...] = ()
+    fallback_reason: str = ""
+    dropped_citations: tuple[str, ...] = ()
+    unsupported_sentences: int = 0
+    citations: int = 0  # how many citations the answer carries (for the `finished` event)
+    timings_ms: dict[str, Any] = field(default_factory=dict)
+
+    def event_data(self) -> dict[str, Any]:
+        return {
+            "answer": self.answer,
+            "action": self.action,
+            "citations": self.citations,
+            "confidence": self.confidence,
+            "refused": self.refused,
+            "composer": self.composer,
+        }
+
+
+@dataclass(frozen=True)
+class TurnFailed:
+    """A turn that ended without a complete reply; a partial answer is kept."""
+
+    code: FailureCode
+    message: str
+    answer: str = ""
+    partial: bool = False
+    composer: str = ""
+    timings_ms: dict[str, Any] = field(default_factory=dict)
+
+
+TurnOutcome = TurnFinished | TurnFailed

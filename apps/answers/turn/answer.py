@@ -1,0 +1,180 @@
+"""The answer route (factual, procedural, comparison): retrieve -> context -> compose ->
+confidence and follow-ups -> end. Citations are built from the retrieved chunks, never
+trusted from the model's text."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+
+from asgiref.sync import sync_to_async
+
+from apps.answers.composing.confidence import confidence_band
+from apps.answers.composing.followups import followups_suggest
+from apps.answers.composing.types import ComposeRequest
+from apps.answers.events import Envelope, EventType, FailureCode
+from apps.answers.outcomes import TurnFailed, TurnFinished
+from apps.answers.providers.registry import Providers
+from apps.answers.retrieval.context import context_build
+from apps.answers.retrieval.fusion import candidates_merge
+from apps.answers.retrieval.types import ContextWindow, RetrievalRequest, RetrievalResult
+from apps.answers.routing.policy import RoutingDecision
+from apps.answers.services import citations_store, turn_context_record
+from apps.answers.streaming import sentences_without_citation
+from apps.answers.turn.compose_stream import ComposeOutcome, answer_confidence, compose_events
+from apps.answers.turn.search_results import search_results_data
+from apps.answers.turn.speculation import Speculation
+from apps.answers.turn.state import TurnState, retrieval_record, turn_finish
+
+
+async def answer_events(
+    state: TurnState, decision: RoutingDecision, speculation: Speculation, providers: Providers
+) -> AsyncIterator[Envelope]:
+    c = speculation.classification
+    result = await _retrieve(state, decision, speculation, providers)
+    await retrieval_record(state, result)
+    hybrid = decision.action == "hybrid"
+    if hybrid:
+        yield await state.recorder.emit(
+            EventType.SEARCH_RESULTS,
+            await search_results_data(query=state.question, chunks=result.chunks),
+        )
+    context = context_build(chunks=result.chunks, budget_tokens=providers.context_budget_tokens)
+    await sync_to_async(turn_context_record)(turn_id=state.turn_id, context=_context_data(context))
+    outcome = ComposeOutcome()
+    request = ComposeRequest(
+        query=state.question,
+        intent=str(c.intent),
+        language=c.language,
+        context=context,
+        history=state.history,
+        hybrid=hybrid,
+    )
+    compose_start = time.perf_counter()
+    async for envelope in compose_events(
+        composer=providers.composer,
+        fallback=providers.fallback_composer,
+        request=request,
+        recorder=state.recorder,
+        outcome=outcome,
+    ):
+        yield envelope
+    state.timings["compose_ms"] = round((time.perf_counter() - compose_start) * 1000, 2)
+    async for envelope in _after_answer(state, request, result, outcome, providers):
+        yield envelope
+
+
+async def _retrieve(
+    state: TurnState, decision: RoutingDecision, speculation: Speculation, providers: Providers
+) -> RetrievalResult:
+    """The first pass already searched the question itself: simple questions take its result,
+    wider strategies and comparisons start from its candidates instead of searching again."""
+    first = await speculation.retrieval()
+    steps = speculation.classification.decomposed_steps
+    strategy = str(decision.strategy)
+    if strategy == "simple" and not steps:
+        return first
+    results = [
+        await providers.retriever.retrieve(
+            RetrievalRequest(
+                query=state.question,
+                filters=state.filters,
+                strategy=strategy,
+                original_candidates=first.original_candidates,
+            )
+        )
+    ]
+    for step in steps:
+        results.append(
+            await providers.retriever.retrieve(
+                RetrievalRequest(query=step, filters=state.filters, strategy=strategy)
+            )
+        )
+    return results[0] if len(results) == 1 else _sides_merged(results)
+
+
+def _sides_merged(results: list[RetrievalResult]) -> RetrievalResult:
+    """Comparison / multi-part: one retrieval per side, interleaved so every side is in context."""
+    merged = candidates_merge([[c.candidate for c in r.chunks] for r in results])
+    by_id = {c.chunk_id: c for r in results for c in r.chunks}
+    trace = results[0].trace
+    for extra in results[1:]:
+        trace.variants.extend(extra.trace.variants)
+        trace.timings_ms.update({f"side:{k}": v for k, v in extra.trace.timings_ms.items()})
+    return RetrievalResult(tuple(by_id[c.chunk_id] for c in merged), trace)
+
+
+async def _after_answer(
+    state: TurnState,
+    request: ComposeRequest,
+    result: RetrievalResult,
+    outcome: ComposeOutcome,
+    providers: Providers,
+) -> AsyncIterator[Envelope]:
+    await sync_to_async(citations_store)(turn_id=state.turn_id, citations=outcome.citations)
+    if outcome.error is not None or not outcome.text.strip():
+        yield await state.recorder.end(_failure(state, outcome))
+        return
+    value = answer_confidence(outcome=outcome, chunks=result.chunks)
+    band = confidence_band(value)
+    yield await state.recorder.emit(EventType.CONFIDENCE, {"value": round(value, 3), "band": band})
+    questions = await followups_suggest(
+        query=state.question,
+        answer_text=outcome.text,
+        context=request.context,
+        cited_aliases={r.alias for r in outcome.citations},
+        candidates=result.chunks,
+        embedder=providers.embedder,
+        chat=providers.chat,
+        language=request.language,
+    )
+    yield await state.recorder.emit(EventType.FOLLOWUPS, {"questions": questions})
+    unsupported = sentences_without_citation(text=outcome.text, marks=outcome.marks)
+    finished = TurnFinished(
+        answer=outcome.text,
+        action="answer",
+        composer=outcome.composer,
+        confidence=value,
+        confidence_band=band,
+        refused=outcome.refused,
+        followups=tuple(questions),
+        fallback_reason=outcome.fallback_reason,
+        dropped_citations=tuple(outcome.dropped),
+        unsupported_sentences=0 if outcome.refused else unsupported,
+        citations=len(outcome.citations),
+    )
+    yield await turn_finish(state, finished)
+
+
+def _failure(state: TurnState, outcome: ComposeOutcome) -> TurnFailed:
+    code = _failure_code(outcome.error.code if outcome.error else FailureCode.EMPTY_ANSWER)
+    message = (
+        "The model stopped before finishing; the partial answer is kept."
+        if outcome.text
+        else "No answer could be produced."
+    )
+    return TurnFailed(
+        code=code,
+        message=message,
+        answer=outcome.text,
+        partial=bool(outcome.text),
+        composer=outcome.composer,
+        timings_ms=state.timings_total(),
+    )
+
+
+def _context_data(context: ContextWindow) -> dict[str, object]:
+    return {
+        "budget_tokens": context.budget_tokens,
+        "used_tokens": context.used_tokens,
+        "utilisation": round(context.utilisation, 3),
+        "dropped_chunk_ids": list(context.dropped_chunk_ids),
+        "aliases": {c.alias: c.chunk.chunk_id for c in context.chunks},
+    }
+
+
+def _failure_code(code: str) -> FailureCode:
+    try:
+        return FailureCode(code)
+    except ValueError:
+        return FailureCode.INTERNAL

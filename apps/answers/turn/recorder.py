@@ -1,0 +1,78 @@
+"""Numbering and storing a turn's events: every event gets the next sequence number and is
+stored before anyone sees it, and a turn ends exactly once (`services.turn_end`)."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from asgiref.sync import sync_to_async
+
+from apps.answers.events import TERMINAL_EVENTS, Envelope, EventType, FailureCode
+from apps.answers.outcomes import TurnFailed, TurnOutcome
+from apps.answers.selectors import turn_events_since
+from apps.answers.services import turn_end, turn_event_append
+
+
+class EventRecorder(Protocol):
+    """What the compose stream needs: numbered envelopes for the events it produces."""
+
+    async def emit(self, type_: EventType, data: dict[str, Any]) -> Envelope: ...
+
+
+class TurnRecorder:
+    """Numbers and persists every event of one turn; guarantees exactly one terminal event."""
+
+    def __init__(self, turn_id: int, *, last_seq: int = 0) -> None:
+        self.turn_id = turn_id
+        self.seq = last_seq
+        self.terminal: Envelope | None = None
+
+    @classmethod
+    async def resume(cls, turn_id: int) -> TurnRecorder:
+        """A recorder that continues after the events already stored (and knows if they end)."""
+        stored = await sync_to_async(turn_events_since)(turn_id=turn_id, last_seq=0)
+        recorder = cls(turn_id, last_seq=stored[-1]["seq"] if stored else 0)
+        if stored and stored[-1]["type"] in TERMINAL_EVENTS:
+            recorder.terminal = stored[-1]
+        return recorder
+
+    @property
+    def terminated(self) -> bool:
+        return self.terminal is not None
+
+    async def emit(self, type_: EventType, data: dict[str, Any]) -> Envelope:
+        if type_ in TERMINAL_EVENTS:
+            raise ValueError(f"{type_} ends the turn: use end()")
+        self._check_open(type_)
+        self.seq += 1
+        envelope = Envelope(seq=self.seq, turn=self.turn_id, type=str(type_), data=data)
+        await sync_to_async(turn_event_append)(envelope=envelope)
+        return envelope
+
+    async def end(self, outcome: TurnOutcome) -> Envelope:
+        self._check_open(EventType.FINISHED)
+        self.seq += 1
+        self.terminal = await sync_to_async(turn_end)(
+            turn_id=self.turn_id, seq=self.seq, outcome=outcome
+        )
+        return self.terminal
+
+    async def fail(self, code: FailureCode, message: str) -> Envelope:
+        return await self.end(TurnFailed(code=code, message=message))
+
+    def _check_open(self, type_: EventType) -> None:
+        if self.terminal is not None:
+            raise RuntimeError(f"turn {self.turn_id} already ended; cannot emit {type_}")
+
+
+class MemoryRecorder:
+    """Numbers events without storing them: the evaluation commands run the same compose stream
+    as a turn without writing turns."""
+
+    def __init__(self) -> None:
+        self.events: list[Envelope] = []
+
+    async def emit(self, type_: EventType, data: dict[str, Any]) -> Envelope:
+        envelope = Envelope(seq=len(self.events) + 1, turn=0, type=str(type_), data=data)
+        self.events.append(envelope)
+        return envelope

@@ -1,0 +1,48 @@
+"""What one running turn carries between its stages, and the writes every route shares."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any
+from uuid import UUID
+
+from asgiref.sync import sync_to_async
+
+from apps.answers.events import Envelope
+from apps.answers.outcomes import TurnFinished, TurnRetrieved
+from apps.answers.retrieval.types import RetrievalResult
+from apps.answers.routing.types import HistoryMessage
+from apps.answers.services import turn_retrieval_record
+from apps.answers.turn.recorder import TurnRecorder
+from apps.corpus.search import SearchFilters
+
+
+@dataclass
+class TurnState:
+    turn_id: int
+    question: str
+    conversation_id: UUID
+    history: tuple[HistoryMessage, ...]
+    filters: SearchFilters
+    recorder: TurnRecorder
+    started: float = field(default_factory=time.perf_counter)
+    timings: dict[str, Any] = field(default_factory=dict)
+
+    def timings_total(self) -> dict[str, Any]:
+        timings = dict(self.timings)
+        timings["total_ms"] = round((time.perf_counter() - self.started) * 1000, 2)
+        return timings
+
+
+async def retrieval_record(state: TurnState, result: RetrievalResult) -> None:
+    state.timings["retrieval"] = result.trace.timings_ms
+    retrieved = TurnRetrieved(
+        retrieval_trace=result.trace.as_dict(), models_used=result.trace.models
+    )
+    await sync_to_async(turn_retrieval_record)(turn_id=state.turn_id, retrieved=retrieved)
+
+
+async def turn_finish(state: TurnState, finished: TurnFinished) -> Envelope:
+    """End the turn with a reply; the total time is taken here, as the last thing it does."""
+    return await state.recorder.end(replace(finished, timings_ms=state.timings_total()))

@@ -1,0 +1,63 @@
+"""The recorder numbers and stores events, and ends a turn exactly once (real PostgreSQL)."""
+
+from __future__ import annotations
+
+import pytest
+from asgiref.sync import async_to_sync
+
+from apps.answers.events import EventType, FailureCode
+from apps.answers.models import Conversation, Turn, TurnStatus
+from apps.answers.outcomes import TurnFinished
+from apps.answers.selectors import turn_events_since
+from apps.answers.services import turn_start
+from apps.answers.turn.recorder import MemoryRecorder, TurnRecorder
+
+pytestmark = pytest.mark.django_db
+
+
+def _turn() -> Turn:
+    return turn_start(conversation=Conversation.objects.create(), question="leave days?")
+
+
+def test_events_are_numbered_stored_and_end_once() -> None:
+    turn = _turn()
+    recorder = TurnRecorder(turn.pk)
+    async_to_sync(recorder.emit)(EventType.TOKEN, {"text": "Twenty-six days."})
+    ended = async_to_sync(recorder.end)(TurnFinished(answer="Twenty-six days.", action="answer"))
+
+    assert [e["seq"] for e in turn_events_since(turn_id=turn.pk)] == [1, 2]
+    assert ended["type"] == "finished" and ended["data"]["answer"] == "Twenty-six days."
+    turn.refresh_from_db()
+    assert turn.status == TurnStatus.FINISHED and turn.answer == "Twenty-six days."
+    with pytest.raises(RuntimeError, match="already ended"):
+        async_to_sync(recorder.fail)(FailureCode.INTERNAL, "again")
+    with pytest.raises(RuntimeError, match="already ended"):
+        async_to_sync(recorder.emit)(EventType.TOKEN, {"text": "more"})
+
+
+def test_a_terminal_event_only_comes_from_end() -> None:
+    recorder = TurnRecorder(_turn().pk)
+    with pytest.raises(ValueError, match="use end"):
+        async_to_sync(recorder.emit)(EventType.FINISHED, {})
+
+
+def test_resume_continues_the_numbering_and_knows_an_ended_turn() -> None:
+    turn = _turn()
+    async_to_sync(TurnRecorder(turn.pk).emit)(EventType.TOKEN, {"text": "a"})
+
+    resumed = async_to_sync(TurnRecorder.resume)(turn.pk)
+    assert resumed.seq == 1 and not resumed.terminated
+    failed = async_to_sync(resumed.fail)(FailureCode.CANCELLED, "The answer was cancelled.")
+    assert failed["seq"] == 2
+    turn.refresh_from_db()
+    assert turn.status == TurnStatus.CANCELLED and turn.error_code == "cancelled"
+
+    again = async_to_sync(TurnRecorder.resume)(turn.pk)
+    assert again.terminal == failed
+
+
+def test_the_memory_recorder_numbers_without_storing() -> None:
+    recorder = MemoryRecorder()
+    first = async_to_sync(recorder.emit)(EventType.TOKEN, {"text": "a"})
+    second = async_to_sync(recorder.emit)(EventType.TOKEN, {"text": "b"})
+    assert (first["seq"], second["seq"]) == (1, 2) and recorder.events == [first, second]

@@ -1,0 +1,121 @@
+"""The structure docs/architecture.md promises, checked on the source itself.
+
+Imports flow analytics -> answers -> corpus (the settings package `ragplatform` below them
+all), there is no import cycle between modules, and modules and functions stay small.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("apps", "ragplatform")
+# Which first-party packages each layer may import (its own included).
+ALLOWED = {
+    "apps.corpus": {"apps.corpus", "ragplatform"},
+    "apps.answers": {"apps.answers", "apps.corpus", "ragplatform"},
+    "apps.analytics": {"apps.analytics", "apps.answers", "apps.corpus", "ragplatform"},
+}
+MAX_MODULE_LINES = 400
+MAX_FUNCTION_LINES = 50
+
+
+def _modules() -> Iterator[tuple[str, Path]]:
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if "migrations" in path.parts:
+                continue
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            yield name, path
+
+
+def _imports(name: str, path: Path) -> set[str]:
+    """First-party modules `name` imports, at module level or inside functions."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return {m for m in found if m.split(".")[0] in PACKAGES}
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = dict(_modules())
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        # `from package import module` names a module; `from module import name` does not.
+        graph[name] = {m for m in _imports(name, path) if m in modules and m != name}
+    return graph
+
+
+def _layer(module: str) -> str | None:
+    return next((layer for layer in ALLOWED if module.startswith(layer)), None)
+
+
+def test_imports_flow_analytics_to_answers_to_corpus() -> None:
+    wrong = [
+        f"{module} imports {target}"
+        for module, targets in _graph().items()
+        if (layer := _layer(module)) is not None
+        for target in targets
+        if not any(target.startswith(allowed) for allowed in ALLOWED[layer])
+    ]
+    assert wrong == []
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    state: dict[str, int] = {}  # 1 on the path, 2 done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        path.append(node)
+        for target in sorted(graph.get(node, ())):
+            if state.get(target) == 1:
+                return [*path[path.index(target) :], target]
+            if target not in state and (found := visit(target)):
+                return found
+        path.pop()
+        state[node] = 2
+        return []
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return []
+
+
+def test_no_import_cycle_between_modules() -> None:
+    graph = _graph()
+    # A package's __init__ re-exporting its own modules is not a cycle a reader follows.
+    graph = {
+        module: {t for t in targets if not module.startswith(t + ".")}
+        for module, targets in graph.items()
+    }
+    assert _cycle(graph) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) == []
+
+
+@pytest.mark.parametrize(("name", "path"), list(_modules()), ids=lambda v: str(v))
+def test_modules_and_functions_stay_small(name: str, path: Path) -> None:
+    source = path.read_text(encoding="utf-8")
+    assert len(source.splitlines()) <= MAX_MODULE_LINES, f"{name} is over {MAX_MODULE_LINES} lines"
+    long = [
+        f"{node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
+    ]
+    assert long == []
