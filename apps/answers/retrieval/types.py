@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from apps.answers.routing.types import Strategy
 from apps.corpus.search import ChunkRow, SearchFilters
 
 
@@ -79,7 +80,7 @@ class RetrievalTrace:
 class RetrievalRequest:
     query: str
     filters: SearchFilters = field(default_factory=SearchFilters)
-    strategy: str = "simple"  # none | simple | moderate | complex (from the router)
+    strategy: str = Strategy.SIMPLE  # a Strategy value, from the router
     language: str = "en"
     query_embedding: tuple[float, ...] | None = None  # reuse a speculative embedding
 
