@@ -21,8 +21,9 @@ from django.utils.safestring import SafeString
 from django.utils.text import Truncator
 
 from apps.analytics.models import Category, ConversationCategory, LabelledQuery, RouterEvaluation
-from apps.analytics.selectors import dashboard_get
+from apps.analytics.selectors import DayStats, dashboard_get
 from apps.answers.admin_base import BAND_COLOURS, EstimatedCountPaginator, ReadOnlyAdmin
+from apps.answers.composing.confidence import ConfidenceBand
 from apps.answers.routing.types import Intent, Tier
 
 DASHBOARD_DAYS = 30
@@ -38,6 +39,15 @@ if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
 
     AnnotatedCategory = WithAnnotations[Category, _CategoryCounts]
+
+
+def _band_rows(total: DayStats) -> list[tuple[str, int, float, str]]:
+    """(band, turns, share of all turns, colour) for each band, best first."""
+    counts = {band: total.band_count(band) for band in ConfidenceBand}
+    return [
+        (band.value, count, _share(count, total.turns), BAND_COLOURS[band])
+        for band, count in counts.items()
+    ]
 
 
 def _share(part: float, whole: float) -> float:
@@ -99,15 +109,8 @@ class CategoryAdmin(admin.ModelAdmin[Category]):
                 (d, _share(d.turns - d.refused, busiest_day), _share(d.refused, busiest_day))
                 for d in reversed(board.days)
             ],
-            "bands": [
-                (band, count, _share(count, total.turns), BAND_COLOURS[band])
-                for band, count in (
-                    ("green", total.green),
-                    ("yellow", total.yellow),
-                    ("red", total.red),
-                )
-            ],
-            "unrated": total.turns - total.green - total.yellow - total.red,
+            "bands": _band_rows(total),
+            "unrated": total.unrated,
         }
         return TemplateResponse(request, "admin/analytics/dashboard.html", context)
 

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import operator
+from functools import reduce
+
 from django.db import models
 from django.db.models import F, Q
 
+from apps.answers.composing.confidence import ConfidenceBand
 from apps.answers.models import Conversation
+from apps.answers.routing.types import Intent, Tier
 
 
 class Category(models.Model):
@@ -72,19 +77,11 @@ class LabelledQuery(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["text", "split"], name="analytics_labelled_query_once"),
             models.CheckConstraint(
-                condition=Q(
-                    intent__in=[
-                        "factual_question",
-                        "search",
-                        "comparison",
-                        "procedural",
-                        "conversational",
-                    ]
-                ),
+                condition=Q(intent__in=[intent.value for intent in Intent]),
                 name="analytics_labelled_query_intent_known",
             ),
             models.CheckConstraint(
-                condition=Q(tier__in=["T0", "T1", "T2", "T3"]),
+                condition=Q(tier__in=[tier.value for tier in Tier]),
                 name="analytics_labelled_query_tier_known",
             ),
         ]
@@ -128,6 +125,7 @@ class DailyTurnCount(models.Model):
     refused = models.PositiveIntegerField()
     rated = models.PositiveIntegerField()  # turns with a confidence value
     confidence_sum = models.FloatField()  # a sum, not a mean, so days and composers add up
+    # One count per ConfidenceBand, named as the band.
     green = models.PositiveIntegerField()
     yellow = models.PositiveIntegerField()
     red = models.PositiveIntegerField()
@@ -147,7 +145,7 @@ class DailyTurnCount(models.Model):
                 name="analytics_daily_count_parts_within_turns",
             ),
             models.CheckConstraint(
-                condition=Q(turns__gte=F("green") + F("yellow") + F("red")),
+                condition=Q(turns__gte=reduce(operator.add, (F(b.value) for b in ConfidenceBand))),
                 name="analytics_daily_count_bands_within_turns",
             ),
             models.CheckConstraint(

@@ -6,7 +6,6 @@ loudly and never touches the answer.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Sequence
@@ -18,8 +17,8 @@ from asgiref.sync import async_to_sync
 from django.conf import settings
 
 from apps.answers.models import Turn
-from apps.answers.providers.chat import ChatError, ChatMessage, ChatModel, strip_json_fences
-from apps.answers.routing.types import HistoryMessage
+from apps.answers.providers.chat import ChatError, ChatMessage, ChatModel, reply_json_object
+from apps.answers.routing.types import HistoryMessage, Intent
 from apps.answers.selectors import conversation_history
 from apps.corpus.embedders import Embedder
 from apps.corpus.text import words
@@ -142,7 +141,7 @@ def post_turn_schema(options: Sequence[CategoryOption], aliases: Sequence[str]) 
 def decision_from_model(
     raw: str, *, options: Sequence[CategoryOption], aliases: Sequence[str], model: str
 ) -> PostTurnDecision:
-    data = json.loads(strip_json_fences(raw))
+    data = reply_json_object(raw)
     by_name = {o.name.lower(): o.id for o in options}
     chosen = dict.fromkeys(  # the model may repeat a value; keep each once, in order
         by_name[n.lower()] for n in data.get("categories") or [] if str(n).lower() in by_name
@@ -187,7 +186,7 @@ def decide_offline(
 ) -> PostTurnDecision:
     text = f"{turn.question}\n{turn.answer[:600]}"
     return PostTurnDecision(
-        title=None if turn.intent == "conversational" else title_from_question(turn.question),
+        title=None if turn.intent == Intent.CONVERSATIONAL else title_from_question(turn.question),
         categories=categories_by_similarity(
             text=text,
             options=options,

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import Any
 
 from django.db.models import Count, Sum
 from django.utils import timezone
 
 from apps.analytics.models import Category, DailyTurnCount, RouterEvaluation
+from apps.answers.composing.confidence import ConfidenceBand
 
-BANDS = ("green", "yellow", "red")
-# The DayStats figures; stored per day and composer, summed into days here.
-DAY_FIGURES = ("turns", "refused", "rated", "confidence_sum", *BANDS)
+# The DayStats figures (a count per band, named as the band); stored per day and composer,
+# summed into days here.
+DAY_FIGURES = ("turns", "refused", "rated", "confidence_sum", *(b.value for b in ConfidenceBand))
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,14 @@ class DayStats:
     green: int = 0
     yellow: int = 0
     red: int = 0
+
+    def band_count(self, band: ConfidenceBand) -> int:
+        count: int = getattr(self, band.value)
+        return count
+
+    @property
+    def unrated(self) -> int:
+        return self.turns - sum(self.band_count(band) for band in ConfidenceBand)
 
     @property
     def refusal_share(self) -> float | None:
@@ -67,16 +77,10 @@ class Dashboard:
     @property
     def total(self) -> DayStats:
         """The whole period as one row; the band distribution is read from it."""
-        return DayStats(
-            day=self.since,
-            turns=sum(d.turns for d in self.days),
-            refused=sum(d.refused for d in self.days),
-            rated=sum(d.rated for d in self.days),
-            confidence_sum=sum(d.confidence_sum for d in self.days),
-            green=sum(d.green for d in self.days),
-            yellow=sum(d.yellow for d in self.days),
-            red=sum(d.red for d in self.days),
-        )
+        sums: dict[str, Any] = {
+            name: sum(getattr(d, name) for d in self.days) for name in DAY_FIGURES
+        }
+        return DayStats(day=self.since, **sums)
 
 
 def categories_count() -> list[CategoryCount]:

@@ -11,7 +11,8 @@ from django.db.models import Count, Q, Sum
 
 from apps.analytics.models import Category, ConversationCategory, DailyTurnCount
 from apps.analytics.post_turn import CategoryOption, PostTurnDecision, decide
-from apps.analytics.selectors import BANDS, local_day, local_day_start
+from apps.analytics.selectors import DAY_FIGURES, local_day, local_day_start
+from apps.answers.composing.confidence import ConfidenceBand
 from apps.answers.models import Citation, CitationKind, Turn, TurnStatus
 from apps.answers.providers.chat import ChatModel
 from apps.answers.services import CitationRecord, citations_store, conversation_title_set
@@ -85,7 +86,7 @@ def _attribution_store(turn: Turn, aliases: tuple[str, ...]) -> None:
 
 # --- Daily turn counts -----------------------------------------------------------------------
 
-COUNT_FIELDS = ["turns", "refused", "rated", "confidence_sum", *BANDS, "fallbacks"]
+COUNT_FIELDS = [*DAY_FIGURES, "fallbacks"]
 # Any fixed int4 naming this lock; the day is the second key.
 _COUNTS_LOCK = 0x0DA1C0
 
@@ -147,7 +148,7 @@ def _day_rows(day: dt.date) -> list[DailyTurnCount]:
             refused=Count("pk", filter=Q(refused=True)),
             rated=Count("confidence"),
             confidence_sum=Sum("confidence", default=0.0),
-            **{band: Count("pk", filter=Q(confidence_band=band)) for band in BANDS},
+            **{band.value: Count("pk", filter=Q(confidence_band=band)) for band in ConfidenceBand},
             fallbacks=Count("pk", filter=~Q(fallback_reason="")),
         )
     )

@@ -36,7 +36,6 @@ from django.utils.text import Truncator
 
 from apps.answers.admin_audit import TurnAuditPage, turn_for_audit
 from apps.answers.admin_base import (
-    BANDS,
     EstimatedCountPaginator,
     ReadOnlyAdmin,
     band_badge,
@@ -44,8 +43,9 @@ from apps.answers.admin_base import (
     related_count,
 )
 from apps.answers.audit import turns_csv
+from apps.answers.composing.confidence import ConfidenceBand
 from apps.answers.models import Citation, Conversation, Turn
-from apps.answers.routing.types import Intent, Tier
+from apps.answers.routing.types import Intent, Tier, TurnAction
 
 # --- Turn list filters: known values, no DISTINCT over the whole log -------------------------
 
@@ -85,14 +85,13 @@ class TierFilter(KnownValuesFilter):
 
 class ActionFilter(KnownValuesFilter):
     title = parameter_name = "action"
-    known = ("answer", "hybrid", "clarify", "search", "chat")
-    recent = True
+    known = tuple(TurnAction)
 
 
 class BandFilter(KnownValuesFilter):
     title = "confidence band"
     parameter_name = "confidence_band"
-    known = BANDS
+    known = tuple(ConfidenceBand)
 
 
 class ComposerFilter(KnownValuesFilter):

@@ -19,6 +19,7 @@ from django.utils.functional import cached_property
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from apps.answers.composing.confidence import ConfidenceBand
 from ragplatform.admin_display import NEUTRAL_COLOUR, pill
 
 
@@ -62,8 +63,11 @@ def related_count(model: type[models.Model], field: str) -> Coalesce:
     return Coalesce(Subquery(rows, output_field=IntegerField()), Value(0))
 
 
-BAND_COLOURS: dict[str, str] = {"green": "#15803d", "yellow": "#b45309", "red": "#b91c1c"}
-BANDS = tuple(BAND_COLOURS)
+BAND_COLOURS: dict[str, str] = {
+    ConfidenceBand.GREEN: "#15803d",
+    ConfidenceBand.YELLOW: "#b45309",
+    ConfidenceBand.RED: "#b91c1c",
+}
 
 
 def band_badge(value: float | None, band: str) -> SafeString:

@@ -23,10 +23,9 @@ from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from apps.answers.events import TERMINAL_EVENTS, Envelope, EventType, FailureCode, failed_data
-from apps.answers.selectors import NotFound, turn_events_since, turn_get
-from apps.answers.services import InvalidQuestion
+from apps.answers.refusals import REFUSALS, refusal_code
+from apps.answers.selectors import turn_events_since, turn_get
 from apps.answers.turn.entry import (
-    RateLimited,
     conversation_id_parse,
     turn_abandon,
     turn_events,
@@ -195,11 +194,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 question=content.get("question"),  # type: ignore[arg-type]  # validated there
                 collection_names=content.get("collections") or (),
             )
-        except (InvalidQuestion, NotFound) as exc:
-            self._post(refusal(FailureCode.INVALID_REQUEST, str(exc)))
-            return
-        except RateLimited as exc:
-            self._post(refusal(FailureCode.RATE_LIMITED, str(exc)))
+        except REFUSALS as exc:
+            self._post(refusal(refusal_code(exc), str(exc)))
             return
         await self._stop_current()
         turn = opened.turn
@@ -230,8 +226,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return
         try:
             await sync_to_async(turn_get)(turn_id=turn_id, user_id=self.user_id)
-        except NotFound as exc:
-            self._post(refusal(FailureCode.INVALID_REQUEST, str(exc)))
+        except REFUSALS as exc:
+            self._post(refusal(refusal_code(exc), str(exc)))
             return
         live = live_answer(turn_id)
         if live is not self.answer:

@@ -32,7 +32,12 @@ class Envelope(TypedDict):
 
 
 class FailureCode(StrEnum):
+    """Why a turn failed or a request was refused, the same on the WebSocket and over HTTP."""
+
+    UNAUTHENTICATED = "unauthenticated"
+    NOT_ACCEPTABLE = "not_acceptable"
     INVALID_REQUEST = "invalid_request"
+    NOT_FOUND = "not_found"
     RATE_LIMITED = "rate_limited"
     CANCELLED = "cancelled"
     MODEL_UNAVAILABLE = "model_unavailable"

@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 import uuid
+from enum import StrEnum
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+# TurnAction is defined with the router's vocabulary, which must import without Django;
+# model code takes it from here.
+from apps.answers.routing.types import Intent, TurnAction
 from apps.corpus.models import Chunk, Document
+
+
+def value_choices(vocabulary: type[StrEnum]) -> list[tuple[str, str]]:
+    """Choices that show the stored value itself, as the admin and the audit page always did."""
+    return [(member.value, member.value) for member in vocabulary]
+
+
+def value_known(field: str, vocabulary: type[StrEnum]) -> Q:
+    """The field holds one of the vocabulary's values, or is blank (not set yet)."""
+    return Q(**{f"{field}__in": ["", *(member.value for member in vocabulary)]})
 
 
 class Conversation(models.Model):
@@ -47,11 +61,11 @@ class Turn(models.Model):
     partial = models.BooleanField(default=False)  # the answer stopped early (see error_code)
     language = models.CharField(max_length=8, blank=True)
     # Router
-    intent = models.CharField(max_length=32, blank=True)
+    intent = models.CharField(max_length=32, blank=True, choices=value_choices(Intent))
     router_confidence = models.FloatField(null=True, blank=True)
     tier = models.CharField(max_length=2, blank=True)
     strategy = models.CharField(max_length=10, blank=True)
-    action = models.CharField(max_length=16, blank=True)  # answer|hybrid|clarify|search|chat
+    action = models.CharField(max_length=16, blank=True, choices=value_choices(TurnAction))
     classification = models.JSONField(default=dict, blank=True)
     # Answer quality
     confidence = models.FloatField(null=True, blank=True)
@@ -87,6 +101,12 @@ class Turn(models.Model):
             models.CheckConstraint(
                 condition=~Q(status=TurnStatus.FAILED) | ~Q(error_code=""),
                 name="answers_turn_failed_has_code",
+            ),
+            models.CheckConstraint(
+                condition=value_known("intent", Intent), name="answers_turn_intent_known"
+            ),
+            models.CheckConstraint(
+                condition=value_known("action", TurnAction), name="answers_turn_action_known"
             ),
         ]
         indexes = [models.Index(fields=["-created_at"], name="answers_turn_created_idx")]

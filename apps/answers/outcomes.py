@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from apps.answers.events import FailureCode
+from apps.answers.routing.types import TurnAction
 
 
 @dataclass(frozen=True)
@@ -17,7 +18,7 @@ class TurnClassified:
     router_confidence: float
     tier: str
     strategy: str
-    action: str
+    action: TurnAction
     language: str
     classification: dict[str, Any]
 
@@ -35,7 +36,7 @@ class TurnFinished:
     """A turn that ended with a reply: an answer, a clarifying question, search results or chat."""
 
     answer: str
-    action: str
+    action: TurnAction  # the route the turn took; stored on the turn and sent in `finished`
     composer: str = ""
     confidence: float | None = None
     confidence_band: str = ""
@@ -50,7 +51,7 @@ class TurnFinished:
     def event_data(self) -> dict[str, Any]:
         return {
             "answer": self.answer,
-            "action": self.action,
+            "action": str(self.action),
             "citations": self.citations,
             "confidence": self.confidence,
             "refused": self.refused,

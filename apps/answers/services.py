@@ -14,7 +14,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from apps.answers.events import Envelope, EventType, FailureCode, failed_data
-from apps.answers.models import Citation, Conversation, Turn, TurnEvent, TurnStatus
+from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnEvent, TurnStatus
 from apps.answers.outcomes import TurnClassified, TurnFinished, TurnOutcome, TurnRetrieved
 from apps.answers.turn_end import TurnEnd, turn_end_steps_run
 
@@ -33,7 +33,7 @@ class CitationRecord:
     page: int | None
     snippet: str
     position: int | None
-    kind: str = "cited"
+    kind: CitationKind = CitationKind.CITED
 
 
 def question_clean(text: object) -> str:
@@ -113,6 +113,7 @@ def _ending(
     if isinstance(outcome, TurnFinished):
         columns: dict[str, Any] = {
             "answer": outcome.answer,
+            "action": outcome.action,
             "composer": outcome.composer,
             "confidence": outcome.confidence,
             "confidence_band": outcome.confidence_band,

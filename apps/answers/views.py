@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 from uuid import UUID
 
@@ -23,12 +24,12 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.answers.events import EventType
+from apps.answers.events import EventType, FailureCode
 from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnEvent
-from apps.answers.selectors import NotFound, conversations_for_user, turn_get
+from apps.answers.refusals import REFUSALS, refusal_code
+from apps.answers.selectors import conversations_for_user, turn_get
 from apps.answers.services import InvalidQuestion
 from apps.answers.turn.entry import (
-    RateLimited,
     conversation_id_parse,
     turn_events,
     turn_follow,
@@ -36,6 +37,15 @@ from apps.answers.turn.entry import (
 )
 
 SSE = "text/event-stream"
+HTTP_STATUS: Mapping[FailureCode, int] = MappingProxyType(
+    {
+        FailureCode.INVALID_REQUEST: 400,
+        FailureCode.UNAUTHENTICATED: 401,
+        FailureCode.NOT_FOUND: 404,
+        FailureCode.NOT_ACCEPTABLE: 406,
+        FailureCode.RATE_LIMITED: 429,
+    }
+)
 _MARK = re.compile(r"(</?mark>)", re.IGNORECASE)
 
 # --- The chat page -------------------------------------------------------------------------
@@ -145,9 +155,9 @@ def mark_only_html(html: object) -> SafeString:
 async def turns_create(request: HttpRequest) -> HttpResponseBase:
     user = await request.auser()
     if not user.is_authenticated:
-        return _error(401, "unauthenticated", "Log in first")
+        return _error(FailureCode.UNAUTHENTICATED, "Log in first")
     if SSE not in request.headers.get("Accept", ""):
-        return _error(406, "not_acceptable", f"This endpoint streams; send Accept: {SSE}")
+        return _error(FailureCode.NOT_ACCEPTABLE, f"This endpoint streams; send Accept: {SSE}")
     try:
         body = json.loads(request.body or b"{}")
         if not isinstance(body, dict):
@@ -158,13 +168,10 @@ async def turns_create(request: HttpRequest) -> HttpResponseBase:
             question=body.get("question"),  # type: ignore[arg-type]  # validated there
             collection_names=body.get("collections") or (),
         )
-    except ValueError as exc:  # InvalidQuestion, and malformed JSON
-        message = str(exc) if isinstance(exc, InvalidQuestion) else "The body is not valid JSON"
-        return _error(400, "invalid_request", message)
-    except NotFound as exc:
-        return _error(404, "not_found", str(exc))
-    except RateLimited as exc:
-        return _error(429, "rate_limited", str(exc))
+    except REFUSALS as exc:
+        return _error(refusal_code(exc), str(exc))
+    except ValueError:  # malformed JSON
+        return _error(FailureCode.INVALID_REQUEST, "The body is not valid JSON")
     turn = opened.turn
     response = _stream(turn_events(turn_id=turn.pk, filters=opened.filters))
     response["X-Turn-Id"] = str(turn.pk)
@@ -176,16 +183,16 @@ async def turns_create(request: HttpRequest) -> HttpResponseBase:
 async def turn_events_replay(request: HttpRequest, turn_id: int) -> HttpResponseBase:
     user = await request.auser()
     if not user.is_authenticated:
-        return _error(401, "unauthenticated", "Log in first")
+        return _error(FailureCode.UNAUTHENTICATED, "Log in first")
     if SSE not in request.headers.get("Accept", ""):
-        return _error(406, "not_acceptable", f"This endpoint streams; send Accept: {SSE}")
+        return _error(FailureCode.NOT_ACCEPTABLE, f"This endpoint streams; send Accept: {SSE}")
     raw = request.GET.get("last_seq", request.headers.get("Last-Event-ID", "0"))
     if not raw.isdigit():
-        return _error(400, "invalid_request", "last_seq must be a non-negative integer")
+        return _error(FailureCode.INVALID_REQUEST, "last_seq must be a non-negative integer")
     try:
         await sync_to_async(turn_get)(turn_id=turn_id, user_id=user.pk)
-    except NotFound as exc:
-        return _error(404, "not_found", str(exc))
+    except REFUSALS as exc:
+        return _error(refusal_code(exc), str(exc))
     return _stream(turn_follow(turn_id=turn_id, last_seq=int(raw)))
 
 
@@ -206,5 +213,7 @@ def sse_format(envelope: dict[str, Any]) -> str:
     return f"id: {envelope['seq']}\nevent: {envelope['type']}\ndata: {data}\n\n"
 
 
-def _error(status: int, code: str, message: str) -> JsonResponse:
-    return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+def _error(code: FailureCode, message: str) -> JsonResponse:
+    return JsonResponse(
+        {"error": {"code": str(code), "message": message}}, status=HTTP_STATUS[code]
+    )

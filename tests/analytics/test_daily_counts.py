@@ -20,9 +20,10 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from apps.analytics.models import DailyTurnCount
-from apps.analytics.selectors import dashboard_get, local_day_start
+from apps.analytics.selectors import DayStats, dashboard_get, local_day_start
 from apps.analytics.services import COUNT_FIELDS, daily_counts_refresh
 from apps.analytics.tasks import daily_counts_task
+from apps.answers.composing.confidence import ConfidenceBand
 from apps.answers.events import FailureCode
 from apps.answers.models import Turn, TurnStatus
 from apps.answers.turn.recorder import TurnRecorder
@@ -263,3 +264,11 @@ def test_command_writes_a_line_and_refuses_no_days() -> None:
     assert out.getvalue().startswith("Refreshed 30 days,") and ": 0 turns" in out.getvalue()
     with pytest.raises(CommandError, match="at least 1"):
         call_command("analytics_refresh", "--days", "0")
+
+
+def test_every_confidence_band_is_counted_per_day_and_shown() -> None:
+    count_fields = {f.name for f in DailyTurnCount._meta.get_fields()}
+    for band in ConfidenceBand:
+        assert band.value in count_fields and band.value in COUNT_FIELDS
+        assert DayStats(day=DAY, **{band.value: 2}).band_count(band) == 2
+    assert DayStats(day=DAY, turns=5, green=1, red=2).unrated == 2

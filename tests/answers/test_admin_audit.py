@@ -16,9 +16,10 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from apps.analytics.models import ConversationCategory
-from apps.answers.admin_base import EstimatedCountPaginator
+from apps.answers.admin_base import BAND_COLOURS, EstimatedCountPaginator
 from apps.answers.audit import answer_pieces, timeline_bars
-from apps.answers.models import Citation, CitationKind, Turn, TurnEvent, TurnStatus
+from apps.answers.composing.confidence import ConfidenceBand
+from apps.answers.models import Citation, CitationKind, Turn, TurnAction, TurnEvent, TurnStatus
 from apps.corpus.models import Chunk
 from tests.factories import (
     CategoryFactory,
@@ -235,6 +236,21 @@ def test_turn_filters_offer_known_values_and_filter(admin_client: Client) -> Non
     assert b"?intent=procedural" in listing.content  # a known intent even if never seen
     assert only_search.content.count(b'class="field-short_question"') == 1
     assert by_composer.content.count(b'class="field-short_question"') == 1
+
+
+@pytest.mark.django_db
+def test_action_and_band_filters_offer_exactly_their_vocabularies(admin_client: Client) -> None:
+    TurnFactory.create(action=TurnAction.CLARIFY, confidence=None, confidence_band="")
+    listing = admin_client.get(reverse("admin:answers_turn_changelist")).content.decode()
+
+    offered = {link.split('"')[0] for link in listing.split('href="?action=')[1:]}
+    assert offered == set(TurnAction)
+    for band in ConfidenceBand:
+        assert f"?confidence_band={band}" in listing
+
+
+def test_every_band_has_a_colour() -> None:
+    assert set(BAND_COLOURS) == set(ConfidenceBand)
 
 
 @pytest.mark.django_db

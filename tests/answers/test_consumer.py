@@ -102,18 +102,26 @@ async def test_ask_streams_a_cited_answer_and_stores_every_event(
 
 
 @pytest.mark.parametrize(
-    ("message", "expected"),
+    ("message", "expected", "code"),
     [
-        ("not json", "JSON"),
-        ([1, 2], "type"),
-        ({"type": "shout"}, "type"),
-        ({"question": "no type"}, "type"),
-        ({"type": "ask", "question": "   "}, "empty"),
-        ({"type": "ask", "question": 42}, "text"),
-        ({"type": "ask", "question": "x" * 101}, "limit"),
-        ({"type": "ask", "question": "Leave?", "collections": ["Nope"]}, "Nope"),
-        ({"type": "ask", "question": "Leave?", "collections": "Handbook"}, "list"),
-        ({"type": "ask", "question": "Leave?", "conversation": "not-a-uuid"}, "conversation"),
+        ("not json", "JSON", "invalid_request"),
+        ([1, 2], "type", "invalid_request"),
+        ({"type": "shout"}, "type", "invalid_request"),
+        ({"question": "no type"}, "type", "invalid_request"),
+        ({"type": "ask", "question": "   "}, "empty", "invalid_request"),
+        ({"type": "ask", "question": 42}, "text", "invalid_request"),
+        ({"type": "ask", "question": "x" * 101}, "limit", "invalid_request"),
+        ({"type": "ask", "question": "Leave?", "collections": ["Nope"]}, "Nope", "invalid_request"),
+        (
+            {"type": "ask", "question": "Leave?", "collections": "Handbook"},
+            "list",
+            "invalid_request",
+        ),
+        (
+            {"type": "ask", "question": "Leave?", "conversation": "not-a-uuid"},
+            "conversation",
+            "invalid_request",
+        ),
         (
             {
                 "type": "ask",
@@ -121,9 +129,10 @@ async def test_ask_streams_a_cited_answer_and_stores_every_event(
                 "conversation": "1b4e28ba-2fa1-11d2-883f-0016d3cca427",
             },
             "No such conversation",
+            "not_found",
         ),
-        ({"type": "resume", "turn": "7", "last_seq": 0}, "integers"),
-        ({"type": "resume", "turn": 999999, "last_seq": 0}, "No such turn"),
+        ({"type": "resume", "turn": "7", "last_seq": 0}, "integers", "invalid_request"),
+        ({"type": "resume", "turn": 999999, "last_seq": 0}, "No such turn", "not_found"),
     ],
 )
 async def test_bad_input_gets_a_typed_failed_envelope_and_the_socket_stays_open(
@@ -131,6 +140,7 @@ async def test_bad_input_gets_a_typed_failed_envelope_and_the_socket_stays_open(
     settings: LazySettings,
     message: object,
     expected: str,
+    code: str,
 ) -> None:
     settings.RAG_MAX_QUESTION_CHARS = 100
     communicator = await connected(user)
@@ -141,7 +151,7 @@ async def test_bad_input_gets_a_typed_failed_envelope_and_the_socket_stays_open(
             await communicator.send_json_to(message)
         reply = await communicator.receive_json_from(timeout=5)
         assert reply["type"] == "failed" and reply["seq"] == 0 and reply["turn"] is None
-        assert reply["data"]["code"] == "invalid_request"
+        assert reply["data"]["code"] == code
         assert expected in reply["data"]["message"]
     assert await sync_to_async(Turn.objects.count)() == 0
     await communicator.disconnect()
@@ -280,7 +290,7 @@ async def test_resume_of_a_finished_turn_replays_from_the_store_for_its_owner_on
     await intruder.send_json_to({"type": "resume", "turn": turn_id, "last_seq": 0})
     reply = await intruder.receive_json_from(timeout=5)
     assert reply["type"] == "failed" and reply["turn"] is None
-    assert reply["data"]["code"] == "invalid_request"
+    assert reply["data"]["code"] == "not_found"
     await intruder.disconnect()
 
 

@@ -19,7 +19,7 @@ from apps.answers.providers.chat import (
     ChatSettings,
     ChatTimeout,
     ChatUnavailable,
-    strip_json_fences,
+    reply_json_object,
 )
 from apps.answers.providers.openai_chat import OpenAIChatModel
 from tests.llm_server import LocalLLMServer, llm_server_fixture  # noqa: F401  (registers the fixture)
@@ -91,7 +91,7 @@ async def test_complete_json_respects_an_enum_schema(
         max_tokens=32,
     )
 
-    assert json.loads(strip_json_fences(raw))["colour"] in colours
+    assert reply_json_object(raw)["colour"] in colours
     assert model.last_usage is not None
 
 
@@ -345,30 +345,6 @@ async def test_unusable_streams_raise_bad_response(
 
     assert not caught.value.retryable
     assert len(bodies) == 1
-
-
-# --- strip_json_fences -----------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ('{"a": 1}', '{"a": 1}'),
-        ('```json\n{"a": 1}\n```', '{"a": 1}'),
-        ('```\n{"a": 1}```', '{"a": 1}'),
-        ('Sure! Here it is:\n```json\n{"a": {"b": 2}}\n```\nAnything else?', '{"a": {"b": 2}}'),
-        ('{"a": 1} {"b": 2}', '{"a": 1}'),
-        (
-            '{"a": "close } and open { and \\" quote"} tail',
-            '{"a": "close } and open { and \\" quote"}',
-        ),
-        ('prefix {"a": [1, 2', '{"a": [1, 2'),
-        ("no json here", "no json here"),
-        ("", ""),
-    ],
-)
-def test_strip_json_fences(text: str, expected: str) -> None:
-    assert strip_json_fences(text) == expected
 
 
 async def test_an_empty_api_key_is_allowed_for_local_servers(

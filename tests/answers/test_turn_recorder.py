@@ -8,6 +8,7 @@ from asgiref.sync import async_to_sync
 from apps.answers.events import EventType, FailureCode
 from apps.answers.models import Conversation, Turn, TurnStatus
 from apps.answers.outcomes import TurnFinished
+from apps.answers.routing.types import TurnAction
 from apps.answers.selectors import turn_events_since
 from apps.answers.services import turn_start
 from apps.answers.turn.recorder import MemoryRecorder, TurnRecorder
@@ -23,7 +24,7 @@ def test_events_are_numbered_stored_and_end_once() -> None:
     turn = _turn()
     recorder = TurnRecorder(turn.pk)
     async_to_sync(recorder.emit)(EventType.TOKEN, {"text": "Twenty-six days."})
-    ended = async_to_sync(recorder.end)(TurnFinished(answer="Twenty-six days.", action="answer"))
+    ended = async_to_sync(recorder.end)(TurnFinished(answer="Twenty-six days.", action=TurnAction.ANSWER))
 
     assert [e["seq"] for e in turn_events_since(turn_id=turn.pk)] == [1, 2]
     assert ended["type"] == "finished" and ended["data"]["answer"] == "Twenty-six days."

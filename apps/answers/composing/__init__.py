@@ -5,6 +5,7 @@ events into the stream. Every composer meets the `Composer` protocol in `types`.
 """
 
 from apps.answers.composing.confidence import (
+    ConfidenceBand,
     confidence_band,
     confidence_blend,
     expected_calibration_error,
@@ -37,6 +38,7 @@ __all__ = [
     "Composer",
     "ComposerError",
     "ComposerEvent",
+    "ConfidenceBand",
     "ConversationalResponder",
     "ExtractiveComposer",
     "OpenAIComposer",

@@ -19,11 +19,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Literal
+from enum import StrEnum
 
 from apps.answers.retrieval.types import Candidate, RetrievedChunk
 
-Band = Literal["green", "yellow", "red"]
+
+class ConfidenceBand(StrEnum):
+    """The answer's confidence as the user sees it, best first; stored on the turn."""
+
+    GREEN = "green"
+    YELLOW = "yellow"
+    RED = "red"
+
 
 COSINE_MIDPOINT = 0.907
 COSINE_SLOPE = 52.0
@@ -58,12 +65,12 @@ def _legs_agree(candidate: Candidate) -> bool:
     return all(rank is not None and rank <= AGREEMENT_DEPTH for rank in ranks)
 
 
-def confidence_band(value: float) -> Band:
+def confidence_band(value: float) -> ConfidenceBand:
     if value >= GREEN_FROM:
-        return "green"
+        return ConfidenceBand.GREEN
     if value >= YELLOW_FROM:
-        return "yellow"
-    return "red"
+        return ConfidenceBand.YELLOW
+    return ConfidenceBand.RED
 
 
 def expected_calibration_error(pairs: Sequence[tuple[float, bool]], bins: int = 10) -> float:

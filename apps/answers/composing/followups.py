@@ -9,7 +9,6 @@ are removed by embedding cosine, so a suggestion never repeats what was just ask
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import re
 from collections import Counter
@@ -23,7 +22,7 @@ from apps.answers.composing.prompts import (
     followup_messages,
 )
 from apps.answers.composing.terms import content_terms
-from apps.answers.providers.chat import ChatError, ChatModel, strip_json_fences
+from apps.answers.providers.chat import ChatError, ChatModel, reply_json_object
 from apps.answers.retrieval.types import ContextWindow, RetrievedChunk
 from apps.answers.streaming import extract_citations
 from apps.corpus.embedders import Embedder
@@ -167,7 +166,7 @@ async def model_questions(
             schema_name=FOLLOWUP_SCHEMA_NAME,
             max_tokens=200,
         )
-        items = json.loads(strip_json_fences(raw)).get("questions")
+        items = reply_json_object(raw).get("questions")
     except (ChatError, ValueError, AttributeError) as exc:
         logger.info("follow-up suggestions from the model failed, using offline ones: %s", exc)
         return []

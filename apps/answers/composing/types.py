@@ -7,15 +7,17 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias
 
+from apps.answers.events import FailureCode
 from apps.answers.retrieval.types import ContextWindow
 from apps.answers.routing.types import HistoryMessage
 
-# ComposerError codes. Before any text the turn service falls back to the extractive
-# composer; after text (`MODEL_INTERRUPTED`) it keeps what was sent and marks it partial.
-MODEL_UNAVAILABLE = "model_unavailable"
-MODEL_TIMEOUT = "model_timeout"
-MODEL_INTERRUPTED = "model_interrupted"
-EMPTY_ANSWER = "empty_answer"
+# ComposerError codes, which become the failed event's code. Before any text the turn
+# service falls back to the extractive composer; after text (`MODEL_INTERRUPTED`) it keeps
+# what was sent and marks it partial.
+MODEL_UNAVAILABLE = FailureCode.MODEL_UNAVAILABLE
+MODEL_TIMEOUT = FailureCode.MODEL_TIMEOUT
+MODEL_INTERRUPTED = FailureCode.MODEL_INTERRUPTED
+EMPTY_ANSWER = FailureCode.EMPTY_ANSWER
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from apps.answers.evaluation.metrics import percentile
 from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.context import context_build
 from apps.answers.retrieval.types import RetrievalRequest
+from apps.answers.routing.types import Intent
 from apps.answers.turn.compose_stream import ComposeOutcome, answer_confidence, compose_events
 from apps.answers.turn.recorder import MemoryRecorder
 from apps.corpus.search import SearchFilters
@@ -83,7 +84,10 @@ def answer_one(
         result = await providers.retriever.retrieve(RetrievalRequest(query=query, filters=filters))
         context = context_build(chunks=result.chunks, budget_tokens=budget)
         request = ComposeRequest(
-            query=query, intent="factual_question", language=detect_language(query), context=context
+            query=query,
+            intent=Intent.FACTUAL_QUESTION,
+            language=detect_language(query),
+            context=context,
         )
         outcome = ComposeOutcome()
         async for _ in compose_events(

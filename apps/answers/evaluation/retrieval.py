@@ -13,6 +13,7 @@ from apps.answers.evaluation.beir import BeirQuery, corpus_id_from_filename
 from apps.answers.evaluation.metrics import mrr_at_k, ndcg_at_k, percentile, recall_at_k
 from apps.answers.retrieval.pipeline import Retriever
 from apps.answers.retrieval.types import RetrievalRequest
+from apps.answers.routing.types import Strategy
 from apps.corpus.search import SearchFilters
 
 
@@ -46,7 +47,7 @@ def retrieval_evaluate(
     retriever: Retriever,
     queries: Sequence[BeirQuery],
     filters: SearchFilters,
-    strategy: str = "simple",
+    strategy: str = Strategy.SIMPLE,
     progress: Callable[[int], None] | None = None,
 ) -> RetrievalScores:
     """Latency excludes the query embedding (computed first, passed in), as the target says."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -95,44 +96,23 @@ class ChatSettings:
 _FENCED = re.compile(r"```[\w-]*[ \t]*\n?(.*?)```", re.DOTALL)
 
 
-def strip_json_fences(text: str) -> str:
-    """Return the first balanced `{...}` in a model reply, without Markdown code fences.
+def reply_json_object(text: str) -> dict[str, Any]:
+    """The first JSON object in a model reply, or ValueError when there is none.
 
-    Small models wrap JSON in ```json fences or add chatter around it. When no object
-    closes (a truncated reply) the text from the first `{` is returned, so the caller's
-    tolerant parser still sees everything there is.
+    Small models wrap JSON in ```json fences or add chatter around it, sometimes with a
+    brace of their own first ("{not json} then {...}"): each `{` is tried in turn, so the
+    first one that opens a whole object wins. A truncated object is not repaired.
     """
-    body = text.strip()
-    fenced = _FENCED.search(body)
-    if fenced is not None:
-        body = fenced.group(1).strip()
+    fenced = _FENCED.search(text)
+    body = fenced.group(1) if fenced is not None else text
+    decoder = json.JSONDecoder()
     start = body.find("{")
-    if start < 0:
-        return body
-    end = _balanced_object_end(body, start)
-    return body[start:end] if end is not None else body[start:]
-
-
-def _balanced_object_end(text: str, start: int) -> int | None:
-    # Braces inside JSON strings (and escaped quotes) must not count.
-    depth = 0
-    in_string = False
-    escaped = False
-    for index in range(start, len(text)):
-        char = text[index]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return index + 1
-    return None
+    while start >= 0:
+        try:
+            value, _ = decoder.raw_decode(body, start)
+        except json.JSONDecodeError:
+            value = None
+        if isinstance(value, dict):
+            return value
+        start = body.find("{", start + 1)
+    raise ValueError("no JSON object in the model reply")

@@ -1,8 +1,9 @@
-"""The chat model named by settings, if any (kept apart from the registry so light callers,
-such as the post-turn task, need not import every composer)."""
+"""The chat model and the reranker named by settings (kept apart from the registry so light
+callers, such as the post-turn task or an evaluation command, need not import every composer)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -10,7 +11,10 @@ from django.conf import settings
 
 from apps.answers.providers.chat import ChatMessage, ChatModel, ChatSettings
 from apps.answers.providers.openai_chat import OpenAIChatModel
+from apps.answers.retrieval.rerank import NoReranker, RemoteReranker, Reranker
 from apps.answers.routing.llm import JsonChatModel
+
+logger = logging.getLogger(__name__)
 
 
 def chat_model_configured() -> ChatModel | None:
@@ -23,6 +27,24 @@ def chat_model_configured() -> ChatModel | None:
             model=settings.RAG_CHAT_MODEL,
             timeout_s=settings.RAG_CHAT_TIMEOUT_S,
         )
+    )
+
+
+def reranker_configured(mode: str | None = None) -> Reranker:
+    """The reranker for RAG_RERANK, or for `mode` where a command overrides it.
+
+    "remote" calls RAG_RERANK_BASE_URL; without one nothing reranks (the fused order stands),
+    so a caller that must rerank checks for `NoReranker`.
+    """
+    if (mode or settings.RAG_RERANK) != "remote":
+        return NoReranker()
+    if not settings.RAG_RERANK_BASE_URL:
+        logger.warning("A remote reranker needs RAG_RERANK_BASE_URL; keeping the fused order")
+        return NoReranker()
+    return RemoteReranker(
+        base_url=settings.RAG_RERANK_BASE_URL,
+        model=settings.RAG_RERANK_MODEL,
+        api_key=settings.OPENAI_API_KEY,
     )
 
 

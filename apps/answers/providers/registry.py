@@ -18,9 +18,12 @@ from apps.answers.composing.extractive import ExtractiveComposer
 from apps.answers.composing.openai_composer import OpenAIComposer
 from apps.answers.composing.types import Composer
 from apps.answers.providers.chat import ChatModel
-from apps.answers.providers.configured import chat_model_configured, json_chat_adapter
+from apps.answers.providers.configured import (
+    chat_model_configured,
+    json_chat_adapter,
+    reranker_configured,
+)
 from apps.answers.retrieval.pipeline import RetrievalConfig, Retriever
-from apps.answers.retrieval.rerank import NoReranker, RemoteReranker, Reranker
 from apps.answers.routing.llm import LLMClassifier
 from apps.answers.routing.trained import TrainedClassifier
 from apps.answers.routing.types import QueryClassifier
@@ -41,16 +44,6 @@ class Providers:
     context_budget_tokens: int
     bump_threshold: float
     clarify_threshold: float
-
-
-def _reranker() -> Reranker:
-    if settings.RAG_RERANK == "remote" and settings.RAG_RERANK_BASE_URL:
-        return RemoteReranker(
-            base_url=settings.RAG_RERANK_BASE_URL,
-            model=settings.RAG_RERANK_MODEL,
-            api_key=settings.OPENAI_API_KEY,
-        )
-    return NoReranker()
 
 
 def _classifier(chat: ChatModel | None) -> QueryClassifier:
@@ -81,7 +74,7 @@ def _configured_providers() -> Providers:
                 else "bm25",
                 ef_search=settings.RAG_HNSW_EF_SEARCH,
             ),
-            reranker=_reranker(),
+            reranker=reranker_configured(),
             chat=chat,
         ),
         composer=composer,

@@ -9,7 +9,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 from asgiref.sync import sync_to_async
@@ -26,6 +26,7 @@ from apps.answers.retrieval.types import (
     RetrievalTrace,
     RetrievedChunk,
 )
+from apps.answers.routing.types import Strategy
 from apps.corpus.embedders import Embedder
 from apps.corpus.search import (
     KeywordQuery,
@@ -37,6 +38,8 @@ from apps.corpus.search import (
 )
 
 Mode = Literal["hybrid", "dense", "keyword"]
+MODES: tuple[Mode, ...] = get_args(Mode)
+KEYWORD_SCORINGS: tuple[KeywordScoring, ...] = get_args(KeywordScoring)
 MAX_QUERY_CHARS = 2000  # longer input is cut: no passage is that long, and it bounds the SQL
 
 
@@ -56,9 +59,9 @@ class RetrievalConfig:
     expansion_timeout_s: float = 8.0
 
     def __post_init__(self) -> None:
-        if self.mode not in ("hybrid", "dense", "keyword"):
+        if self.mode not in MODES:
             raise ValueError(f"unknown retrieval mode {self.mode!r}")
-        if self.keyword_scoring not in ("bm25", "ts_rank_cd"):
+        if self.keyword_scoring not in KEYWORD_SCORINGS:
             raise ValueError(f"unknown keyword scoring {self.keyword_scoring!r}")
         if min(self.dense_k, self.keyword_k, self.final_k, self.rrf_k, self.ef_search) < 1:
             raise ValueError("k values and ef_search must be positive")
@@ -91,10 +94,10 @@ class Retriever:
         trace.variants.append(QueryVariant("original", query))
         original = await self._original(query, request, trace)
         lists = [original]
-        if request.strategy in ("moderate", "complex"):
+        if request.strategy in (Strategy.MODERATE, Strategy.COMPLEX):
             lists.extend(await self._hyde(query, request, trace))
         candidates = candidates_merge(lists, k=self.config.rrf_k)
-        if request.strategy == "complex":
+        if request.strategy == Strategy.COMPLEX:
             candidates = await self._hops(query, request, candidates, trace)
         chunks = await self._finish(query, candidates, trace)
         return RetrievalResult(tuple(chunks), trace, tuple(original))

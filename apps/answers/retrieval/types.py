@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from apps.answers.routing.types import Strategy
 from apps.corpus.search import ChunkRow, SearchFilters
 
 
@@ -77,7 +78,7 @@ class RetrievalTrace:
 class RetrievalRequest:
     query: str
     filters: SearchFilters = field(default_factory=SearchFilters)
-    strategy: str = "simple"  # none | simple | moderate | complex (from the router)
+    strategy: str = Strategy.SIMPLE  # a Strategy value, from the router
     query_embedding: tuple[float, ...] | None = None  # an embedding of `query` made earlier
     # The fused candidates of `query` itself from a pass already run (the turn's speculative
     # first pass): the original variant is then not searched again.

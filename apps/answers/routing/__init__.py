@@ -19,6 +19,7 @@ from apps.answers.routing.types import (
     QueryClassifier,
     Strategy,
     Tier,
+    TurnAction,
 )
 from apps.answers.routing.window import conversation_window
 
@@ -32,6 +33,7 @@ __all__ = [
     "RoutingDecision",
     "Strategy",
     "Tier",
+    "TurnAction",
     "classify_safely",
     "conversation_window",
     "fallback_classification",

@@ -8,13 +8,13 @@ not: an unknown intent or tier is an error (the caller falls back), never a gues
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import re
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import Any, Protocol, TypeVar
 
+from apps.answers.providers.chat import reply_json_object
 from apps.answers.routing.features import detect_language
 from apps.answers.routing.policy import EMPTY_QUERY_REASON, fallback_classification
 from apps.answers.routing.types import (
@@ -182,9 +182,6 @@ class LLMClassifier:
         return parse_classification(raw, query=query)
 
 
-_FENCE = re.compile(r"```[\w-]*[ \t]*\n?(.*?)```", re.DOTALL)
-
-
 def parse_classification(raw: str, *, query: str) -> Classification:
     """Read a model reply into a Classification or raise ClassifierError."""
     data = _first_json_object(raw)
@@ -211,17 +208,10 @@ def parse_classification(raw: str, *, query: str) -> Classification:
 
 
 def _first_json_object(raw: str) -> dict[str, Any]:
-    fenced = _FENCE.search(raw)
-    text = fenced.group(1) if fenced else raw
-    decoder = json.JSONDecoder()
-    for match in re.finditer(r"\{", text):
-        try:
-            value, _ = decoder.raw_decode(text, match.start())
-        except json.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            return value
-    raise ClassifierError("no JSON object in the model reply")
+    try:
+        return reply_json_object(raw)
+    except ValueError as exc:
+        raise ClassifierError(str(exc)) from exc
 
 
 def _coerce_enum(enum: type[_E], value: object, *, field: str) -> _E:

@@ -6,7 +6,6 @@ import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from apps.answers.routing.features import detect_language
 from apps.answers.routing.types import (
@@ -18,13 +17,12 @@ from apps.answers.routing.types import (
     QueryClassifier,
     Strategy,
     Tier,
+    TurnAction,
 )
 
 logger = logging.getLogger(__name__)
 
 EMPTY_QUERY_REASON = "empty query"
-
-Action = Literal["answer", "hybrid", "clarify"]
 
 
 @dataclass(frozen=True)
@@ -32,7 +30,7 @@ class RoutingDecision:
     classification: Classification
     tier: Tier
     strategy: Strategy
-    action: Action
+    action: TurnAction  # answer, hybrid or clarify
     bumped: bool
 
 
@@ -66,13 +64,13 @@ def routing_decide(
         raise ValueError("need 0 <= clarify_threshold <= bump_threshold <= 1")
     tier = _cap(classification.tier, max_tier)
     if classification.confidence < clarify_threshold:
-        return _decision(classification, tier, "clarify", bumped=False)
+        return _decision(classification, tier, TurnAction.CLARIFY, bumped=False)
     if classification.confidence < bump_threshold:
         bumped_tier = _cap(
             TIER_ORDER[min(TIER_ORDER.index(tier) + 1, len(TIER_ORDER) - 1)], max_tier
         )
-        return _decision(classification, bumped_tier, "hybrid", bumped=bumped_tier != tier)
-    return _decision(classification, tier, "answer", bumped=False)
+        return _decision(classification, bumped_tier, TurnAction.HYBRID, bumped=bumped_tier != tier)
+    return _decision(classification, tier, TurnAction.ANSWER, bumped=False)
 
 
 def _cap(tier: Tier, max_tier: Tier) -> Tier:
@@ -80,7 +78,7 @@ def _cap(tier: Tier, max_tier: Tier) -> Tier:
 
 
 def _decision(
-    classification: Classification, tier: Tier, action: Action, *, bumped: bool
+    classification: Classification, tier: Tier, action: TurnAction, *, bumped: bool
 ) -> RoutingDecision:
     return RoutingDecision(
         classification=classification,

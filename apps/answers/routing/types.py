@@ -1,4 +1,4 @@
-"""The router's vocabulary: intents, tiers, strategies and the classification they form.
+"""The router's vocabulary: intents, tiers, strategies, actions and the classification they form.
 
 The definitions below are the single source of truth for what a tier means; the
 LLM classifier puts them in its prompt and the labelled query set follows them.
@@ -34,6 +34,17 @@ class Strategy(StrEnum):
     SIMPLE = "simple"
     MODERATE = "moderate"
     COMPLEX = "complex"
+
+
+class TurnAction(StrEnum):
+    """What a turn does with its question. The routing policy decides answer, hybrid or
+    clarify; a search or conversational intent then ends the turn as search or chat."""
+
+    ANSWER = "answer"
+    HYBRID = "hybrid"  # answered, with the document list shown as well: the router was unsure
+    CLARIFY = "clarify"
+    SEARCH = "search"
+    CHAT = "chat"
 
 
 STRATEGY_FOR_TIER: Mapping[Tier, Strategy] = MappingProxyType(

@@ -19,6 +19,7 @@ from apps.answers.retrieval.context import context_build
 from apps.answers.retrieval.fusion import candidates_merge
 from apps.answers.retrieval.types import ContextWindow, RetrievalRequest, RetrievalResult
 from apps.answers.routing.policy import RoutingDecision
+from apps.answers.routing.types import Strategy, TurnAction
 from apps.answers.services import citations_store, turn_context_record
 from apps.answers.streaming import sentences_without_citation
 from apps.answers.turn.compose_stream import ComposeOutcome, answer_confidence, compose_events
@@ -33,7 +34,7 @@ async def answer_events(
     c = speculation.classification
     result = await _retrieve(state, decision, speculation, providers)
     await retrieval_record(state, result)
-    hybrid = decision.action == "hybrid"
+    hybrid = decision.action == TurnAction.HYBRID
     if hybrid:
         yield await state.recorder.emit(
             EventType.SEARCH_RESULTS,
@@ -60,7 +61,7 @@ async def answer_events(
     ):
         yield envelope
     state.timings["compose_ms"] = round((time.perf_counter() - compose_start) * 1000, 2)
-    async for envelope in _after_answer(state, request, result, outcome, providers):
+    async for envelope in _after_answer(state, decision, request, result, outcome, providers):
         yield envelope
 
 
@@ -72,7 +73,7 @@ async def _retrieve(
     first = await speculation.retrieval()
     steps = speculation.classification.decomposed_steps
     strategy = str(decision.strategy)
-    if strategy == "simple" and not steps:
+    if strategy == Strategy.SIMPLE and not steps:
         return first
     results = [
         await providers.retriever.retrieve(
@@ -106,6 +107,7 @@ def _sides_merged(results: list[RetrievalResult]) -> RetrievalResult:
 
 async def _after_answer(
     state: TurnState,
+    decision: RoutingDecision,
     request: ComposeRequest,
     result: RetrievalResult,
     outcome: ComposeOutcome,
@@ -132,7 +134,7 @@ async def _after_answer(
     unsupported = sentences_without_citation(text=outcome.text, marks=outcome.marks)
     finished = TurnFinished(
         answer=outcome.text,
-        action="answer",
+        action=decision.action,  # answer, or hybrid: answered with the document list
         composer=outcome.composer,
         confidence=value,
         confidence_band=band,

@@ -16,6 +16,7 @@ from apps.answers.composing.types import (
     TextDelta,
 )
 from apps.answers.events import Envelope, EventType
+from apps.answers.models import CitationKind
 from apps.answers.retrieval.types import ContextChunk, RetrievedChunk
 from apps.answers.services import CitationRecord
 from apps.answers.streaming import CitationExtractor, CitationMark, Coalescer, TextPiece
@@ -125,7 +126,7 @@ class _Sink:
 
 
 def citation_record(
-    chunk: ContextChunk, *, position: int | None, kind: str = "cited"
+    chunk: ContextChunk, *, position: int | None, kind: CitationKind = CitationKind.CITED
 ) -> CitationRecord:
     source = chunk.chunk
     return CitationRecord(

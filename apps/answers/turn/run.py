@@ -19,7 +19,7 @@ from apps.answers.outcomes import TurnClassified, TurnFinished
 from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.types import ContextWindow, RetrievalResult
 from apps.answers.routing.policy import RoutingDecision, routing_decide
-from apps.answers.routing.types import Intent
+from apps.answers.routing.types import Intent, TurnAction
 from apps.answers.selectors import conversation_history, turn_get
 from apps.answers.services import turn_classified_record
 from apps.answers.turn.answer import answer_events
@@ -106,7 +106,7 @@ async def _route(
     state: TurnState, decision: RoutingDecision, speculation: Speculation, providers: Providers
 ) -> AsyncIterator[Envelope]:
     intent = speculation.classification.intent
-    if decision.action == "clarify":
+    if decision.action == TurnAction.CLARIFY:
         route = _clarify(state, speculation)
     elif intent == Intent.CONVERSATIONAL:
         speculation.drop()
@@ -125,7 +125,9 @@ async def _clarify(state: TurnState, speculation: Speculation) -> AsyncIterator[
         language=speculation.classification.language, found=found.chunks if found else ()
     )
     yield await state.recorder.emit(EventType.CLARIFICATION, data)
-    yield await turn_finish(state, TurnFinished(answer=str(data["question"]), action="clarify"))
+    yield await turn_finish(
+        state, TurnFinished(answer=str(data["question"]), action=TurnAction.CLARIFY)
+    )
 
 
 async def _first_pass_or_nothing(speculation: Speculation) -> RetrievalResult | None:
@@ -142,7 +144,7 @@ async def _search(state: TurnState, speculation: Speculation) -> AsyncIterator[E
         EventType.SEARCH_RESULTS,
         await search_results_data(query=state.question, chunks=result.chunks),
     )
-    yield await turn_finish(state, TurnFinished(answer="", action="search"))
+    yield await turn_finish(state, TurnFinished(answer="", action=TurnAction.SEARCH))
 
 
 async def _chat(
@@ -166,5 +168,5 @@ async def _chat(
     ):
         yield envelope
     yield await turn_finish(
-        state, TurnFinished(answer=outcome.text, action="chat", composer=outcome.composer)
+        state, TurnFinished(answer=outcome.text, action=TurnAction.CHAT, composer=outcome.composer)
     )

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.types import RetrievalRequest, RetrievalResult
 from apps.answers.routing.policy import classify_safely
-from apps.answers.routing.types import Classification, HistoryMessage
+from apps.answers.routing.types import Classification, HistoryMessage, Strategy
 from apps.corpus.search import SearchFilters
 
 
@@ -42,7 +42,7 @@ async def speculate(
         begin = _ms(started)
         try:
             return await providers.retriever.retrieve(
-                RetrievalRequest(query=query, filters=filters, strategy="simple")
+                RetrievalRequest(query=query, filters=filters, strategy=Strategy.SIMPLE)
             )
         finally:
             spans["first_pass_retrieval"] = (begin, _ms(started))

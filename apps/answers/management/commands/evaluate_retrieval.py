@@ -4,15 +4,19 @@ import json
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.answers.evaluation.retrieval import retrieval_evaluate
 from apps.answers.management.commands._evaluation_dataset import evaluation_dataset_open
-from apps.answers.retrieval.pipeline import RetrievalConfig, Retriever
-from apps.answers.retrieval.rerank import NoReranker, RemoteReranker, Reranker
+from apps.answers.providers.configured import reranker_configured
+from apps.answers.retrieval.pipeline import KEYWORD_SCORINGS, MODES, RetrievalConfig, Retriever
+from apps.answers.retrieval.rerank import NoReranker, Reranker
+from apps.answers.routing.types import Strategy
 from apps.corpus.embedders import default_embedder
 from apps.corpus.search import SearchFilters
+
+# Every strategy but "none", which answers without retrieving.
+RETRIEVING_STRATEGIES = [s.value for s in Strategy if s is not Strategy.NONE]
 
 
 class Command(BaseCommand):
@@ -21,15 +25,13 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--dataset", required=True, type=Path)
         parser.add_argument("--split", default="test")
-        parser.add_argument("--mode", choices=["hybrid", "dense", "keyword"], default="hybrid")
+        parser.add_argument("--mode", choices=MODES, default="hybrid")
         parser.add_argument("--rerank", choices=["none", "remote"], default="none")
-        parser.add_argument("--keyword-scoring", choices=["bm25", "ts_rank_cd"], default="bm25")
+        parser.add_argument("--keyword-scoring", choices=KEYWORD_SCORINGS, default="bm25")
         parser.add_argument("--rrf-k", type=int, default=20)
         parser.add_argument("--dense-weight", type=float, default=1.0)
         parser.add_argument("--keyword-weight", type=float, default=1.0)
-        parser.add_argument(
-            "--strategy", choices=["simple", "moderate", "complex"], default="simple"
-        )
+        parser.add_argument("--strategy", choices=RETRIEVING_STRATEGIES, default=Strategy.SIMPLE)
         parser.add_argument("--limit", type=int, default=None, help="first N queries only")
         parser.add_argument(
             "--workers", type=int, default=2, help="db_worker processes for loading"
@@ -38,6 +40,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         dataset: Path = options["dataset"]
+        reranker = _reranker(options["rerank"])  # before the load: a refusal should not wait
         collection, queries = evaluation_dataset_open(
             self, dataset=dataset, split=options["split"], workers=options["workers"]
         )
@@ -52,9 +55,7 @@ class Command(BaseCommand):
             keyword_k=200,
             final_k=200,
         )
-        retriever = Retriever(
-            embedder=default_embedder(), config=config, reranker=_reranker(options["rerank"])
-        )
+        retriever = Retriever(embedder=default_embedder(), config=config, reranker=reranker)
         scores = retrieval_evaluate(
             retriever=retriever,
             queries=queries,
@@ -74,10 +75,8 @@ class Command(BaseCommand):
             options["json"].write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
 
 
-def _reranker(name: str) -> Reranker:
-    if name == "remote":
-        base = getattr(settings, "RAG_RERANK_BASE_URL", "") or settings.OPENAI_BASE_URL
-        if not base:
-            raise CommandError("--rerank remote needs RAG_RERANK_BASE_URL (or OPENAI_BASE_URL)")
-        return RemoteReranker(base_url=base, model=getattr(settings, "RAG_RERANK_MODEL", "rerank"))
-    return NoReranker()
+def _reranker(mode: str) -> Reranker:
+    reranker = reranker_configured(mode)
+    if mode != "none" and isinstance(reranker, NoReranker):
+        raise CommandError(f"--rerank {mode} needs RAG_RERANK_BASE_URL")
+    return reranker
