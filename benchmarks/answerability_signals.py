@@ -13,7 +13,7 @@ words is left out: a word the passage does not support), and prints:
 The fitted model is a measurement of the ceiling, not something the product ships: the
 set has no train split, and the rule here is to tune on train splits only.
 
-    python benchmarks/answerability_signals.py --dataset ../shared/eval/persianqa
+    python benchmarks/answerability_signals.py --dataset DATASETS/persianqa
 """
 
 from __future__ import annotations

@@ -104,8 +104,7 @@ def workload_load(docs: Path) -> Workload:
     from django.conf import settings
 
     from apps.corpus.chunking import chunk_blocks
-    from apps.corpus.parsing import parse_document
-    from apps.corpus.services import SUPPORTED_SUFFIXES
+    from apps.corpus.parsing import SUPPORTED_SUFFIXES, parse_document
 
     paths = sorted(p for p in docs.rglob("*") if p.is_file() and p.suffix in SUPPORTED_SUFFIXES)
     files = tuple(SourceFile(p.name, p.read_bytes()) for p in paths)

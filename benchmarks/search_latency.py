@@ -4,7 +4,7 @@ Runs each query of a BEIR-layout split through the retrieval pipeline in the pro
 configuration (20 chunks out) and in the evaluation configuration (200 per leg), per mode,
 and prints p50/p95. The collection must have been loaded by `manage.py evaluate_retrieval`.
 
-    python benchmarks/search_latency.py --dataset ../shared/eval/scifact --split test
+    python benchmarks/search_latency.py --dataset DATASETS/scifact --split test
 """
 
 from __future__ import annotations

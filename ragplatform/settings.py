@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "apps.corpus",
     "apps.answers",
     "apps.analytics",
+    "ragplatform.apps.RagplatformConfig",
 ]
 
 MIDDLEWARE = [

@@ -6,7 +6,15 @@ import factory
 from django.core.files.base import ContentFile
 
 from apps.analytics.models import Category
-from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnEvent, TurnStatus
+from apps.answers.models import (
+    Citation,
+    CitationKind,
+    Conversation,
+    RouterEvaluation,
+    Turn,
+    TurnEvent,
+    TurnStatus,
+)
 from apps.corpus.models import Chunk, Collection, Document, DocumentStatus
 
 
@@ -130,3 +138,36 @@ class CategoryFactory(factory.django.DjangoModelFactory[Category]):
     name = factory.Sequence(lambda n: f"Category {n}")
     description = factory.LazyAttribute(lambda c: f"Questions about {c.name.lower()}.")
     active = True
+
+
+ROUTER_INTENTS = ["factual_question", "search", "comparison", "procedural", "conversational"]
+ROUTER_REPORT = {
+    "labels": ROUTER_INTENTS,
+    "confusion": [
+        [41, 2, 0, 1, 0],
+        [3, 17, 0, 0, 0],
+        [0, 0, 12, 0, 0],
+        [4, 0, 0, 20, 0],
+        [0, 0, 0, 0, 15],
+    ],
+    "per_class": {
+        i: {"precision": 0.9, "recall": 0.8, "f1": 0.85, "support": 10} for i in ROUTER_INTENTS
+    },
+}
+
+
+class RouterEvaluationFactory(factory.django.DjangoModelFactory[RouterEvaluation]):
+    """An `evaluate_router` run with a small, fixed report (confusion matrix, per intent)."""
+
+    class Meta:
+        model = RouterEvaluation
+
+    classifier = "trained"
+    dataset = "labelled_queries.jsonl"
+    split = "test"
+    examples = 115
+    accuracy = 0.871
+    macro_f1 = 0.842
+    latency_ms_p50 = 0.4
+    latency_ms_p95 = 0.9
+    report = ROUTER_REPORT

@@ -1,8 +1,8 @@
 """Reads for the analytics dashboard: one grouped query per panel, never a loop over rows.
 
 The turn and composer panels read `DailyTurnCount`, kept per local day by the turn-end step
-and `manage.py analytics_refresh` (CONVENTIONS item 10), so opening the dashboard costs the
-same whatever the size of the turn log. Days are local to settings.TIME_ZONE, not to the
+and `manage.py analytics_refresh` (pre-aggregated, idempotent counts), so opening the dashboard
+costs the same whatever the size of the turn log. Days are local to settings.TIME_ZONE, not to the
 request, because the stored rows were cut with it.
 """
 
@@ -15,8 +15,9 @@ from typing import Any
 from django.db.models import Count, Sum
 from django.utils import timezone
 
-from apps.analytics.models import Category, DailyTurnCount, RouterEvaluation
+from apps.analytics.models import Category, DailyTurnCount
 from apps.answers.composing.confidence import ConfidenceBand
+from apps.answers.models import RouterEvaluation
 
 # The DayStats figures (a count per band, named as the band); stored per day and composer,
 # summed into days here.

@@ -6,8 +6,9 @@ shown page only, long columns are deferred, an unfiltered total is estimated, fi
 known values instead of a DISTINCT over the log), and the turn's change view is the audit
 page: everything one turn did, from the router's classification to the chunk behind each [cN].
 
-The shared building blocks (paginator, counts, badges) are in `admin_base.py`; the audit
-page's context is built in `admin_audit.py`.
+The generic building blocks (paginator, per-page counts, read-only base) are in
+`ragplatform.admin_base`, the band badge in `admin_base.py`; the audit page's context is built
+in `admin_audit.py`; the router's labelled set and evaluations are in `admin_router.py`.
 """
 
 from __future__ import annotations
@@ -34,18 +35,14 @@ from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.text import Truncator
 
+from apps.answers import admin_router  # noqa: F401 - registers the router's labelled set and runs
 from apps.answers.admin_audit import TurnAuditPage, turn_for_audit
-from apps.answers.admin_base import (
-    EstimatedCountPaginator,
-    ReadOnlyAdmin,
-    band_badge,
-    format_score,
-    related_count,
-)
+from apps.answers.admin_base import band_badge, format_score
 from apps.answers.audit import turns_csv
 from apps.answers.composing.confidence import ConfidenceBand
 from apps.answers.models import Citation, Conversation, Turn
 from apps.answers.routing.types import Intent, Tier, TurnAction
+from ragplatform.admin_base import EstimatedCountPaginator, ReadOnlyAdmin, related_count
 
 # --- Turn list filters: known values, no DISTINCT over the whole log -------------------------
 
@@ -273,7 +270,8 @@ CONVERSATION_DETAIL_FIELDS = (
 class ConversationAdmin(ReadOnlyAdmin):
     list_display = ["__str__", "user", "turn_count", "category_names", "updated_at"]
     list_select_related = ["user"]
-    # The relation's name, not an import: answers never imports analytics (DESIGN).
+    # The relation's name, not an import: analytics imports answers, never the reverse
+    # (see docs/architecture.md).
     list_filter = [("category_links__category", admin.RelatedFieldListFilter)]
     search_fields = ["title"]
     ordering = ["-updated_at"]

@@ -187,6 +187,7 @@ def _chunks(chunk_ids: Sequence[int]) -> dict[int, Chunk]:
 
 
 def _categories(conversation: Conversation) -> list[tuple[str, float]]:
-    # Analytics owns categories; answers never imports it (DESIGN), so go through the relation.
+    # Analytics owns categories and imports answers, never the reverse (see docs/architecture.md),
+    # so go through the relation.
     links = conversation.category_links.select_related("category").order_by("-score")
     return [(link.category.name, link.score) for link in links]

@@ -1,4 +1,5 @@
-"""Conversations, turns, their persisted stream events, and citations (the audit trail)."""
+"""Conversations, turns, their persisted stream events and citations (the audit trail), and the
+router's labelled queries and evaluation runs."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from django.db.models import Q
 
 # TurnAction is defined with the router's vocabulary, which must import without Django;
 # model code takes it from here.
-from apps.answers.routing.types import Intent, TurnAction
+from apps.answers.routing.types import Intent, Tier, TurnAction
 from apps.corpus.models import Chunk, Document
 
 
@@ -163,3 +164,61 @@ class Citation(models.Model):
 
     def __str__(self) -> str:
         return f"[{self.alias}] {self.title}"
+
+
+class LabelledQuery(models.Model):
+    """The router's labelled set; analysts can add rows in the admin."""
+
+    class Split(models.TextChoices):
+        TRAIN = "train", "Train"
+        TEST = "test", "Test"
+        UNSEEN = "unseen", "Unseen (generalisation)"
+
+    text = models.TextField()
+    intent = models.CharField(max_length=32)
+    tier = models.CharField(max_length=2)
+    language = models.CharField(max_length=8)
+    split = models.CharField(max_length=8, choices=Split.choices)
+    # For a follow-up fragment: the earlier question it continues ("" when standalone).
+    context = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "analytics_labelledquery"  # created before the router's rows moved here
+        verbose_name_plural = "labelled queries"
+        constraints = [
+            models.UniqueConstraint(fields=["text", "split"], name="analytics_labelled_query_once"),
+            models.CheckConstraint(
+                condition=Q(intent__in=[intent.value for intent in Intent]),
+                name="analytics_labelled_query_intent_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(tier__in=[tier.value for tier in Tier]),
+                name="analytics_labelled_query_tier_known",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.text[:80]
+
+
+class RouterEvaluation(models.Model):
+    """One run of `manage.py evaluate_router`, kept for the dashboard."""
+
+    classifier = models.CharField(max_length=40)
+    dataset = models.CharField(max_length=300)
+    split = models.CharField(max_length=20, blank=True)
+    examples = models.PositiveIntegerField()
+    accuracy = models.FloatField()
+    macro_f1 = models.FloatField()
+    latency_ms_p50 = models.FloatField()
+    latency_ms_p95 = models.FloatField()
+    report = models.JSONField()  # labels, confusion matrix, per-class figures
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        db_table = "analytics_routerevaluation"  # created before the router's rows moved here
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.classifier} on {self.split or 'all'}: accuracy {self.accuracy:.3f}"

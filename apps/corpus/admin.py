@@ -6,17 +6,13 @@ annotated or denormalised, relations are joined, vectors are never loaded); test
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import AdminForm
 from django.contrib.admin.utils import unquote
 from django.contrib.auth import get_permission_codename
-from django.core.exceptions import PermissionDenied, ValidationError
-from django.core.files.uploadedfile import UploadedFile
+from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q, QuerySet
 from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.defaultfilters import filesizeformat
@@ -27,13 +23,11 @@ from django.utils.safestring import SafeString
 from django.utils.text import Truncator
 from django.utils.translation import ngettext
 
+from apps.corpus.forms import DocumentUploadForm
 from apps.corpus.models import Chunk, Collection, Document, DocumentStatus
-from apps.corpus.services import (
-    IncomingFile,
-    collection_get_or_create,
-    document_schedule,
-    files_ingest,
-)
+from apps.corpus.services import collection_get_or_create
+from apps.corpus.uploads import UploadSummary, document_schedule, uploads_ingest
+from ragplatform.admin_base import ReadOnlyAdmin
 from ragplatform.admin_display import NEUTRAL_COLOUR, pill
 
 # --- Collections -----------------------------------------------------------------------------
@@ -92,88 +86,10 @@ STATUS_COLOURS: dict[str, str] = {
 }
 
 
-class MultipleFileInput(forms.ClearableFileInput):
-    allow_multiple_selected = True
-
-
-class MultipleFileField(forms.FileField):
-    """A file field that cleans every selected file and returns them as a list."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        kwargs.setdefault("widget", MultipleFileInput())
-        super().__init__(**kwargs)
-
-    def clean(self, data: Any, initial: Any = None) -> list[UploadedFile]:
-        clean_one = super().clean
-        uploads = data if isinstance(data, list | tuple) else [data]
-        return [clean_one(upload, initial) for upload in uploads]
-
-
-class DocumentUploadForm(forms.Form):
-    collection = forms.ModelChoiceField(
-        queryset=Collection.objects.all(), required=False, empty_label="(new collection)"
-    )
-    new_collection = forms.CharField(
-        max_length=200, required=False, help_text="Or name a new collection."
-    )
-    domain = forms.CharField(max_length=100, required=False)
-    document_type = forms.CharField(max_length=100, required=False)
-    # Empty files are accepted here so processing records why they failed, as the API does.
-    uploads = MultipleFileField(
-        label="Files",
-        allow_empty_file=True,
-        help_text="PDF, Word (.docx), HTML, Markdown or plain text; several files at once.",
-    )
-
-    def clean(self) -> dict[str, Any]:
-        cleaned = super().clean() or {}
-        existing, new_name = cleaned.get("collection"), cleaned.get("new_collection", "").strip()
-        if existing and new_name:
-            raise ValidationError("Choose an existing collection or name a new one, not both.")
-        if not existing and not new_name:
-            raise ValidationError("Choose a collection or name a new one.")
-        cleaned["new_collection"] = new_name
-        return cleaned
-
-
-@dataclass(frozen=True)
-class UploadSummary:
-    queued: tuple[str, ...]
-    unchanged: tuple[str, ...]
-    refused: tuple[tuple[str, str], ...]  # (filename, reason)
-
-    def message(self) -> str:
-        parts = [f"{len(self.queued)} queued", f"{len(self.unchanged)} unchanged"]
-        if self.refused:
-            reasons = "; ".join(f"{name}: {reason}" for name, reason in self.refused)
-            parts.append(f"{len(self.refused)} refused: {reasons}")
-        return ", ".join(parts)
-
-    def level(self) -> int:
-        if not self.refused:
-            return messages.SUCCESS
-        return messages.WARNING if self.queued or self.unchanged else messages.ERROR
-
-
-def uploads_ingest(
-    *,
-    uploads: Sequence[UploadedFile],
-    collection: Collection,
-    domain: str,
-    document_type: str,
-) -> UploadSummary:
-    outcomes = files_ingest(
-        files=[IncomingFile(u.name or "unnamed", u.name or "unnamed", u.read) for u in uploads],
-        collection=collection,
-        wait=False,
-        domain=domain,
-        document_type=document_type,
-    )
-    return UploadSummary(
-        tuple(o.path for o in outcomes if o.action == "queued"),
-        tuple(o.path for o in outcomes if o.action == "unchanged"),
-        tuple((o.path, o.message) for o in outcomes if o.action == "refused"),
-    )
+def _message_level(summary: UploadSummary) -> int:
+    if not summary.refused:
+        return messages.SUCCESS
+    return messages.WARNING if summary.queued or summary.unchanged else messages.ERROR
 
 
 # Processing owns every other field (title and language are re-derived from the file).
@@ -327,7 +243,7 @@ class DocumentAdmin(admin.ModelAdmin[Document]):
                 domain=data["domain"],
                 document_type=data["document_type"],
             )
-            self.message_user(request, summary.message(), summary.level())
+            self.message_user(request, summary.message(), _message_level(summary))
             return HttpResponseRedirect(
                 reverse(f"{self.admin_site.name}:corpus_document_changelist")
             )
@@ -401,7 +317,9 @@ CHUNK_DETAIL_FIELDS = (
 
 
 @admin.register(Chunk)
-class ChunkAdmin(admin.ModelAdmin[Chunk]):
+class ChunkAdmin(ReadOnlyAdmin):
+    """Chunks are written by processing only."""
+
     list_display = [
         "document",
         "index",
@@ -422,15 +340,6 @@ class ChunkAdmin(admin.ModelAdmin[Chunk]):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Chunk]:
         # 384 floats and a tsvector per row are never shown; do not fetch them.
         return super().get_queryset(request).defer("embedding", "search_vector")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Chunk | None = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Chunk | None = None) -> bool:
-        return False
 
     @admin.display(description="text")
     def short_text(self, chunk: Chunk) -> str:

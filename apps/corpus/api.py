@@ -13,14 +13,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from apps.corpus.models import Document
-from apps.corpus.parsing import UnsupportedFileType
+from apps.corpus.parsing import DocumentError, UnsupportedFileType
 from apps.corpus.selectors import documents_list
-from apps.corpus.services import (
-    FileTooLarge,
-    collection_get_or_create,
-    document_schedule,
-    document_submit,
-)
+from apps.corpus.services import FileTooLarge, collection_get_or_create
+from apps.corpus.uploads import files_ingest, upload_incoming
 
 
 class DocumentSerializer(serializers.ModelSerializer[Document]):
@@ -79,25 +75,28 @@ class DocumentListCreateView(ListAPIView[Document], APIView):
         except ValidationError as exc:
             return _error("invalid_request", _first_message(exc.detail), 400)
         data = upload.validated_data
-        try:
-            result = document_submit(
-                collection=collection_get_or_create(name=data["collection"]),
-                filename=data["file"].name,
-                data=data["file"].read(),
-                domain=data["domain"],
-                document_type=data["document_type"],
-            )
-        except UnsupportedFileType as exc:
-            return _error("unsupported_file_type", str(exc), 415)
-        except FileTooLarge as exc:
-            return _error("file_too_large", str(exc), 413)
-        if not result.unchanged:
-            document_schedule(document=result.document, wait=False)
-        body = DocumentSerializer(result.document).data
-        body["unchanged"] = result.unchanged
+        (outcome,) = files_ingest(
+            files=[upload_incoming(data["file"])],
+            collection=collection_get_or_create(name=data["collection"]),
+            wait=False,
+            domain=data["domain"],
+            document_type=data["document_type"],
+        )
+        if outcome.error is not None:
+            return _refusal(outcome.error)
+        body = DocumentSerializer(outcome.document).data
+        body["unchanged"] = outcome.action == "unchanged"
         response = Response(body, status=status.HTTP_202_ACCEPTED)
         response["Location"] = body["status_url"]
         return response
+
+
+def _refusal(error: DocumentError) -> Response:
+    if isinstance(error, UnsupportedFileType):
+        return _error("unsupported_file_type", str(error), 415)
+    if isinstance(error, FileTooLarge):
+        return _error("file_too_large", str(error), 413)
+    raise error  # submitting refuses nothing else; anything new is a server error
 
 
 def _first_message(detail: object) -> str:

@@ -14,10 +14,6 @@ def documents_list(*, collection: Collection | None = None) -> QuerySet[Document
     return documents.filter(collection=collection) if collection else documents
 
 
-def document_get(*, document_id: int) -> Document:
-    return Document.objects.select_related("collection").get(pk=document_id)
-
-
 class UnknownCollection(ValueError):
     """A filter named a collection that does not exist (the caller answers 400)."""
 

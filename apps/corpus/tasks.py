@@ -1,4 +1,7 @@
-"""Background work, run by `python manage.py db_worker` (django-tasks-db)."""
+"""Background work, run by `python manage.py db_worker` (django-tasks-db).
+
+`uploads.document_schedule` enqueues these; they only call services.
+"""
 
 from __future__ import annotations
 

@@ -1,8 +1,10 @@
 from django.urls import path
 
 from apps.corpus.api import DocumentDetailView, DocumentListCreateView
+from apps.corpus.views import document_source
 
 urlpatterns = [
-    path("documents/", DocumentListCreateView.as_view(), name="api-document-list"),
-    path("documents/<int:pk>/", DocumentDetailView.as_view(), name="api-document-detail"),
+    path("api/documents/", DocumentListCreateView.as_view(), name="api-document-list"),
+    path("api/documents/<int:pk>/", DocumentDetailView.as_view(), name="api-document-detail"),
+    path("documents/<int:document_id>/source/", document_source, name="document-source"),
 ]

@@ -13,11 +13,16 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from apps.analytics.models import Category, ConversationCategory, LabelledQuery, RouterEvaluation
+from apps.analytics.models import Category, ConversationCategory
 from apps.analytics.selectors import categories_count, composers_count, local_period, turns_daily
 from apps.analytics.services import daily_counts_refresh_range
 from apps.answers.models import Conversation, Turn
-from tests.factories import CategoryFactory, ConversationFactory, TurnFactory
+from tests.factories import (
+    CategoryFactory,
+    ConversationFactory,
+    RouterEvaluationFactory,
+    TurnFactory,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -26,19 +31,6 @@ MaxQueries = Callable[[int], AbstractContextManager[CaptureQueriesContext]]
 # Pinned budgets (session + user included); they hold however many rows there are.
 CATEGORY_LIST_QUERIES = 5
 DASHBOARD_QUERIES = 6
-
-INTENTS = ["factual_question", "search", "comparison", "procedural", "conversational"]
-REPORT = {
-    "labels": INTENTS,
-    "confusion": [
-        [41, 2, 0, 1, 0],
-        [3, 17, 0, 0, 0],
-        [0, 0, 12, 0, 0],
-        [4, 0, 0, 20, 0],
-        [0, 0, 0, 0, 15],
-    ],
-    "per_class": {i: {"precision": 0.9, "recall": 0.8, "f1": 0.85, "support": 10} for i in INTENTS},
-}
 
 
 def _queries(client: Client, url: str) -> tuple[int, bytes]:
@@ -65,20 +57,6 @@ def _counted(*, days: int = 30, now: dt.datetime | None = None) -> None:
     """The dashboard reads the daily counts, so bring them up to date as the post-turn step would."""
     first, last = local_period(days=days, now=now)
     daily_counts_refresh_range(first=first, last=last)
-
-
-def _evaluation(accuracy: float = 0.871, macro_f1: float = 0.842) -> RouterEvaluation:
-    return RouterEvaluation.objects.create(
-        classifier="trained",
-        dataset="labelled_queries.jsonl",
-        split="test",
-        examples=115,
-        accuracy=accuracy,
-        macro_f1=macro_f1,
-        latency_ms_p50=0.4,
-        latency_ms_p95=0.9,
-        report=REPORT,
-    )
 
 
 # --- Selectors -------------------------------------------------------------------------------
@@ -188,79 +166,7 @@ def test_categories_are_editable(admin_client: Client) -> None:
     assert payroll.description.endswith("expenses.") and not payroll.active
 
 
-# --- Labelled queries, evaluations, conversation categories ----------------------------------
-
-
-def test_labelled_queries_filter_search_and_validate(admin_client: Client) -> None:
-    LabelledQuery.objects.create(
-        text="How many days of leave?",
-        intent="factual_question",
-        tier="T1",
-        language="en",
-        split="train",
-    )
-    LabelledQuery.objects.create(
-        text="مرخصی چند روز است؟", intent="factual_question", tier="T1", language="fa", split="test"
-    )
-    LabelledQuery.objects.create(
-        text="Find the VPN guide", intent="search", tier="T1", language="en", split="test"
-    )
-    url = reverse("admin:analytics_labelledquery_changelist")
-
-    listing = admin_client.get(url)
-    persian = admin_client.get(url, {"language": "fa"})
-    searched = admin_client.get(url, {"q": "VPN", "split__exact": "test"})
-    bad = admin_client.post(
-        reverse("admin:analytics_labelledquery_add"),
-        {"text": "Hello", "intent": "greeting", "tier": "T0", "language": "en", "split": "train"},
-    )
-    good = admin_client.post(
-        reverse("admin:analytics_labelledquery_add"),
-        {
-            "text": "Hello",
-            "intent": "conversational",
-            "tier": "T0",
-            "language": "en",
-            "split": "train",
-        },
-    )
-
-    for param in (b"?intent=search", b"?tier=T1", b"?language=fa", b"?split__exact=unseen"):
-        assert param in listing.content
-    assert persian.content.count(b'class="field-short_text"') == 1
-    assert searched.content.count(b'class="field-short_text"') == 1
-    assert bad.status_code == 200 and b"greeting is not one of the available choices" in bad.content
-    assert good.status_code == 302
-    assert LabelledQuery.objects.filter(text="Hello", intent="conversational").exists()
-
-
-def test_router_evaluation_is_read_only_and_shows_the_confusion_matrix(
-    admin_client: Client,
-) -> None:
-    evaluation = _evaluation()
-
-    listing = admin_client.get(reverse("admin:analytics_routerevaluation_changelist"))
-    page = admin_client.get(
-        reverse("admin:analytics_routerevaluation_change", args=[evaluation.pk])
-    )
-
-    assert b"0.871" in listing.content and b"0.842" in listing.content
-    body = page.content.decode()
-    assert '<table class="confusion">' in body
-    head = body.split('<table class="confusion">')[1].split("</thead>")[0]
-    assert [label in head for label in INTENTS] == [True] * 5
-    procedural_row = body.split("<tr><th>procedural</th>")[1].split("</tr>")[0]
-    assert [cell.split(">")[-1] for cell in procedural_row.split("</td>")[:-1]] == [
-        "4",
-        "0",
-        "0",
-        "20",
-        "0",
-    ]
-    assert "<th>comparison</th><td" in body and "0.850" in body  # the per-intent table
-    assert admin_client.get(reverse("admin:analytics_routerevaluation_add")).status_code == 403
-    delete = reverse("admin:analytics_routerevaluation_delete", args=[evaluation.pk])
-    assert admin_client.post(delete, {"post": "yes"}).status_code == 403
+# --- Conversation categories ---------------------------------------------------------------
 
 
 def test_conversation_categories_are_listed_read_only(admin_client: Client) -> None:
@@ -295,7 +201,7 @@ def _dashboard_data(now: dt.datetime) -> None:
 def test_dashboard_renders_every_panel_from_the_data(admin_client: Client) -> None:
     now = timezone.now()
     _dashboard_data(now)
-    _evaluation(accuracy=0.871, macro_f1=0.842)
+    RouterEvaluationFactory.create(accuracy=0.871, macro_f1=0.842)
 
     response = admin_client.get(reverse("admin:analytics_dashboard"))
 
@@ -331,7 +237,7 @@ def test_dashboard_query_count_does_not_grow_with_turns(
     for day in range(20):
         _turn_at(now - dt.timedelta(days=day), composer=f"composer-{day % 4}")
     _counted(now=now)
-    _evaluation()
+    RouterEvaluationFactory.create()
     with django_assert_max_num_queries(DASHBOARD_QUERIES):
         many, _ = _queries(admin_client, url)
 

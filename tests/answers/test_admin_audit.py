@@ -16,11 +16,12 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from apps.analytics.models import ConversationCategory
-from apps.answers.admin_base import BAND_COLOURS, EstimatedCountPaginator
+from apps.answers.admin_base import BAND_COLOURS
 from apps.answers.audit import answer_pieces, timeline_bars
 from apps.answers.composing.confidence import ConfidenceBand
 from apps.answers.models import Citation, CitationKind, Turn, TurnAction, TurnEvent, TurnStatus
 from apps.corpus.models import Chunk
+from ragplatform.admin_base import EstimatedCountPaginator
 from tests.factories import (
     CategoryFactory,
     ChunkFactory,

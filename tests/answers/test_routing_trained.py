@@ -185,7 +185,7 @@ def test_shipped_artefact_is_small_json_trained_on_the_current_data():
     import hashlib
 
     current = hashlib.sha256(LABELLED_PATH.read_bytes()).hexdigest()
-    assert data["dataset_sha256"] == current, "retrain: python -m apps.answers.routing.training"
+    assert data["dataset_sha256"] == current, "retrain: python manage.py train_router"
     assert data["n_train"] == len(load_examples(LABELLED_PATH, split="train"))
 
 

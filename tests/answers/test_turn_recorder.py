@@ -24,7 +24,9 @@ def test_events_are_numbered_stored_and_end_once() -> None:
     turn = _turn()
     recorder = TurnRecorder(turn.pk)
     async_to_sync(recorder.emit)(EventType.TOKEN, {"text": "Twenty-six days."})
-    ended = async_to_sync(recorder.end)(TurnFinished(answer="Twenty-six days.", action=TurnAction.ANSWER))
+    ended = async_to_sync(recorder.end)(
+        TurnFinished(answer="Twenty-six days.", action=TurnAction.ANSWER)
+    )
 
     assert [e["seq"] for e in turn_events_since(turn_id=turn.pk)] == [1, 2]
     assert ended["type"] == "finished" and ended["data"]["answer"] == "Twenty-six days."

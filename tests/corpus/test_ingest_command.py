@@ -63,3 +63,23 @@ def test_search_reindex_restores_the_postings(tmp_path: Path, embedder: Counting
     call_command("search_reindex", stdout=StringIO())
 
     assert ChunkTerm.objects.count() == before > 0
+
+
+def test_a_folder_gives_every_supported_ending_and_nothing_else(
+    tmp_path: Path, embedder: CountingEmbedder
+) -> None:
+    from apps.corpus.parsing import SUPPORTED_SUFFIXES
+
+    for suffix in (".htm", ".markdown", ".text", ".TXT"):
+        (tmp_path / f"note{suffix}").write_text("Some words about leave.")
+    (tmp_path / "notes.rtf").write_text("{\\rtf1 not supported}")
+
+    rows = _run(str(tmp_path), "--wait")
+
+    assert sorted(Path(str(r["path"])).suffix for r in rows) == [
+        ".TXT",
+        ".htm",
+        ".markdown",
+        ".text",
+    ]
+    assert all(Path(str(r["path"])).suffix.lower() in SUPPORTED_SUFFIXES for r in rows)

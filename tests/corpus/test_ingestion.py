@@ -125,7 +125,7 @@ def test_failure_during_swap_leaves_previous_chunks_intact(
     def explode(document_id: int) -> None:
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr("apps.corpus.services._search_vectors_update", explode)
+    monkeypatch.setattr("apps.corpus.processing.search_vectors_update", explode)
     document = _ingest(collection, "leave.md", GUIDE + b"\nA new closing paragraph.\n")
 
     assert document.status == DocumentStatus.FAILED

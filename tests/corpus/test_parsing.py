@@ -11,7 +11,9 @@ import pytest
 
 from apps.corpus import parsing
 from apps.corpus.parsing import (
+    MIME_TYPE_BY_SUFFIX,
     SUPPORTED_MIME_TYPES,
+    SUPPORTED_SUFFIXES,
     Block,
     CorruptDocument,
     DocumentError,
@@ -65,6 +67,20 @@ def test_detect_mime_type_by_extension(filename: str, data: bytes, expected: str
 def test_every_detected_type_is_supported() -> None:
     expected = {"application/pdf", DOCX_MIME, "text/html", "text/markdown", "text/plain"}
     assert expected == SUPPORTED_MIME_TYPES
+
+
+def _sample(suffix: str) -> bytes:
+    if suffix == ".pdf":
+        return files.pdf_bytes([["Some text."]])
+    if suffix == ".docx":
+        return files.handbook_docx()
+    return b"Some text."
+
+
+@pytest.mark.parametrize("suffix", sorted(SUPPORTED_SUFFIXES))
+def test_every_supported_suffix_is_detected_as_its_type(suffix: str) -> None:
+    detected = detect_mime_type(filename=f"file{suffix}", data=_sample(suffix))
+    assert detected == MIME_TYPE_BY_SUFFIX[suffix] and detected in SUPPORTED_MIME_TYPES
 
 
 @pytest.mark.parametrize("filename", ["setup.exe", "archive.zip", "photo.JPG", "old.doc"])

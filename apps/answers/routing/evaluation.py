@@ -10,13 +10,11 @@ Two data sets live in `data/`:
   to improve a score (`UNSEEN_SHA256` pins its bytes; a test checks it). It shows how
   the router generalises beyond the style of its own training data.
 
-Run `python -m apps.answers.routing.evaluation --split test` for a report.
+Run `python manage.py evaluate_router --split test` (or `--split unseen`) for a report.
 """
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -317,30 +315,3 @@ def format_report(result: RouterEvaluationResult) -> str:
             f"{b.lower:.1f}-{b.upper:.1f}{'':<7}{b.count:>8}{b.mean_confidence:>12.3f}{b.accuracy:>10.3f}"
         )
     return "\n".join(lines)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    # Imported here so that importing this module never loads the model.
-    from apps.answers.routing.trained import DEFAULT_ARTEFACT_PATH, TrainedClassifier
-
-    parser = argparse.ArgumentParser(description="Evaluate the trained query router.")
-    parser.add_argument("--dataset", type=Path, default=None)
-    parser.add_argument("--split", default="test", help="train, test or unseen")
-    parser.add_argument("--artefact", type=Path, default=DEFAULT_ARTEFACT_PATH)
-    parser.add_argument("--json", action="store_true", help="print the JSON summary")
-    parser.add_argument(
-        "--no-context", action="store_true", help="classify follow-ups without their history"
-    )
-    args = parser.parse_args(argv)
-    dataset = args.dataset or (UNSEEN_PATH if args.split == "unseen" else LABELLED_PATH)
-    classifier = TrainedClassifier.from_artefact(args.artefact)
-    examples = load_examples(dataset, split=args.split)
-    result = asyncio.run(
-        router_evaluate(classifier=classifier, examples=examples, use_context=not args.no_context)
-    )
-    print(json.dumps(result.as_json(), indent=2) if args.json else format_report(result))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

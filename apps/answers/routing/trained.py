@@ -8,7 +8,6 @@ never imports scikit-learn, which only `training.py` needs to fit and write the 
 
 from __future__ import annotations
 
-import functools
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -240,9 +239,3 @@ def _choose_tier(probabilities: Mapping[Tier, float], intent: Intent) -> Tier:
     floor = Tier.T2 if intent is Intent.COMPARISON else Tier.T1
     allowed = TIER_ORDER[TIER_ORDER.index(floor) :]
     return max(allowed, key=lambda tier: probabilities.get(tier, 0.0))
-
-
-@functools.cache
-def default_trained_classifier() -> TrainedClassifier:
-    """The shipped model, loaded once per process."""
-    return TrainedClassifier.from_artefact(DEFAULT_ARTEFACT_PATH)

@@ -4,8 +4,7 @@ Only this module needs scikit-learn (and scipy); `trained.py` loads what it writ
 predicts with numpy alone. Training is reproducible: one BLAS thread, a fixed seed and
 rounded numbers give a byte-identical artefact for the same train split.
 
-Retrain with `python manage.py train_router` or `python -m apps.answers.routing.training`
-after editing the labelled set.
+Retrain with `python manage.py train_router` after editing the labelled set.
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ from typing import Any
 import numpy as np
 
 from apps.answers.routing.evaluation import (
-    LABELLED_PATH,
     ExamplePrediction,
     LabelledQuery,
     load_examples,
@@ -31,13 +29,11 @@ from apps.answers.routing.evaluation import (
 from apps.answers.routing.features import char_ngrams, hand_features, normalize_text, word_ngrams
 from apps.answers.routing.trained import (
     ARTEFACT_FORMAT,
-    DEFAULT_ARTEFACT_PATH,
     HAND_FEATURE_WEIGHT,
     TrainedClassifier,
     feature_config,
 )
 
-DEFAULT_DATASET_PATH = LABELLED_PATH
 # Chosen with trained.HAND_FEATURE_WEIGHT by 5-fold cross-validation on the train split only.
 REGULARISATION_C = 3.0
 MIN_DOCUMENT_FREQUENCY = 2
@@ -208,13 +204,3 @@ def _round(value: float) -> float:
 
 def _round_all(values: Any) -> list[float]:
     return [_round(v) for v in values]
-
-
-def main() -> int:
-    report = train_router(dataset_path=DEFAULT_DATASET_PATH, artefact_path=DEFAULT_ARTEFACT_PATH)
-    print(json.dumps(report.as_dict(), indent=2))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

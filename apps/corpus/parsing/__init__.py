@@ -5,10 +5,12 @@ in the normalisation step, so the text here is exactly what the file holds
 apart from collapsed whitespace.
 """
 
-from .detect import detect_mime_type
+from .detect import detect_mime_type, supported_suffixes_text
 from .parse import parse_document
 from .types import (
+    MIME_TYPE_BY_SUFFIX,
     SUPPORTED_MIME_TYPES,
+    SUPPORTED_SUFFIXES,
     Block,
     CorruptDocument,
     DocumentError,
@@ -20,7 +22,9 @@ from .types import (
 )
 
 __all__ = [
+    "MIME_TYPE_BY_SUFFIX",
     "SUPPORTED_MIME_TYPES",
+    "SUPPORTED_SUFFIXES",
     "Block",
     "CorruptDocument",
     "DocumentError",
@@ -31,4 +35,5 @@ __all__ = [
     "UnsupportedFileType",
     "detect_mime_type",
     "parse_document",
+    "supported_suffixes_text",
 ]

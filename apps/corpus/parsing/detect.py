@@ -11,25 +11,13 @@ import zipfile
 
 from .types import (
     DOCX,
-    HTML,
-    MARKDOWN,
+    MIME_TYPE_BY_SUFFIX,
     PDF,
-    PLAIN_TEXT,
+    SUPPORTED_SUFFIXES,
     CorruptDocument,
     EmptyDocument,
     UnsupportedFileType,
 )
-
-MIME_BY_EXTENSION: dict[str, str] = {
-    ".pdf": PDF,
-    ".docx": DOCX,
-    ".html": HTML,
-    ".htm": HTML,
-    ".md": MARKDOWN,
-    ".markdown": MARKDOWN,
-    ".txt": PLAIN_TEXT,
-    ".text": PLAIN_TEXT,
-}
 
 PDF_MAGIC = b"%PDF-"
 # Readers accept the header anywhere in the first KiB (some generators prepend junk).
@@ -75,10 +63,10 @@ def detect_mime_type(*, filename: str, data: bytes) -> str:
 
 def _mime_from_extension(filename: str) -> str:
     extension = file_extension(filename)
-    mime_type = MIME_BY_EXTENSION.get(extension)
+    mime_type = MIME_TYPE_BY_SUFFIX.get(extension)
     if mime_type is not None:
         return mime_type
-    supported = ", ".join(sorted(MIME_BY_EXTENSION))
+    supported = supported_suffixes_text()
     if not extension:
         raise UnsupportedFileType(
             f'"{base_name(filename)}" has no file extension; supported types are {supported}'
@@ -86,6 +74,11 @@ def _mime_from_extension(filename: str) -> str:
     raise UnsupportedFileType(
         f'Files of type "{extension}" are not supported; supported types are {supported}'
     )
+
+
+def supported_suffixes_text() -> str:
+    """The accepted endings for a message to a person: ".docx, .htm, .html, ..."."""
+    return ", ".join(sorted(SUPPORTED_SUFFIXES))
 
 
 def _check_pdf(data: bytes) -> None:

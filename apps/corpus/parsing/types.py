@@ -14,7 +14,20 @@ HTML = "text/html"
 MARKDOWN = "text/markdown"
 PLAIN_TEXT = "text/plain"
 
-SUPPORTED_MIME_TYPES: frozenset[str] = frozenset({PDF, DOCX, HTML, MARKDOWN, PLAIN_TEXT})
+# The one list of accepted files: detection, folder ingestion, the upload form and the docs'
+# tests all read it. A file's ending states what it claims to be; detection checks the bytes.
+MIME_TYPE_BY_SUFFIX: dict[str, str] = {
+    ".pdf": PDF,
+    ".docx": DOCX,
+    ".html": HTML,
+    ".htm": HTML,
+    ".md": MARKDOWN,
+    ".markdown": MARKDOWN,
+    ".txt": PLAIN_TEXT,
+    ".text": PLAIN_TEXT,
+}
+SUPPORTED_SUFFIXES: frozenset[str] = frozenset(MIME_TYPE_BY_SUFFIX)
+SUPPORTED_MIME_TYPES: frozenset[str] = frozenset(MIME_TYPE_BY_SUFFIX.values())
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from apps.corpus.models import Document
-from apps.corpus.services import search_index_rebuild
+from apps.corpus.processing import search_index_rebuild
 
 
 class Command(BaseCommand):

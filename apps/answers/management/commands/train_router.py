@@ -1,17 +1,15 @@
 from __future__ import annotations
 
 import json
-import tempfile
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from apps.analytics.router_data import labelled_queries_export, labelled_queries_import
 from apps.answers.routing.evaluation import LABELLED_PATH
+from apps.answers.routing.services import router_train
 from apps.answers.routing.trained import DEFAULT_ARTEFACT_PATH
-from apps.answers.routing.training import train_router
 
 
 class Command(BaseCommand):
@@ -30,13 +28,10 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        dataset: Path = options["dataset"]
-        with tempfile.TemporaryDirectory() as folder:
-            if options["include_db"]:
-                labelled_queries_import(path=dataset)
-                dataset = Path(folder) / "labelled.jsonl"
-                labelled_queries_export(path=dataset)
-            report = train_router(
-                dataset_path=dataset, artefact_path=options["artefact"], seed=options["seed"]
-            )
+        report = router_train(
+            dataset=options["dataset"],
+            artefact=options["artefact"],
+            seed=options["seed"],
+            include_db=options["include_db"],
+        )
         self.stdout.write(json.dumps(asdict(report), indent=2, default=str))
