@@ -22,7 +22,7 @@ from apps.answers.providers.chat import ChatError, ChatMessage, ChatModel, strip
 from apps.answers.routing.types import HistoryMessage
 from apps.answers.selectors import conversation_history
 from apps.corpus.embedders import Embedder
-from apps.corpus.text import words
+from apps.corpus.text import is_greeting, words
 
 logger = logging.getLogger(__name__)
 MAX_CATEGORIES = 5
@@ -43,10 +43,6 @@ class PostTurnDecision:
     classifier: str
 
 
-_GREETING = re.compile(
-    r"^\W*(hi|hello|hey|thanks|thank you|good (morning|evening|afternoon)|bye|سلام|مرسی|ممنون|متشکرم|خداحافظ)\b",
-    re.IGNORECASE,
-)
 _LEAD = re.compile(
     r"^(what|how|why|when|where|who|which|can|could|do|does|is|are|please|tell me|show me|find|"
     r"list|explain|چگونه|چطور|چرا|چه|آیا|کجا|کی|لطفا|لطفاً)\b\s*",
@@ -56,7 +52,7 @@ _LEAD = re.compile(
 
 def title_from_question(question: str) -> str | None:
     """A short title from the question's key phrase; None for greetings and thanks."""
-    if _GREETING.match(question) and len(words(question)) <= 4:
+    if is_greeting(question) and len(words(question)) <= 4:
         return None
     phrase = question.strip()
     for _ in range(3):

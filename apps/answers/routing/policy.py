@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from apps.answers.routing.features import detect_language
 from apps.answers.routing.types import (
     STRATEGY_FOR_TIER,
     TIER_ORDER,
@@ -19,6 +18,7 @@ from apps.answers.routing.types import (
     Strategy,
     Tier,
 )
+from apps.corpus.text import detect_language
 
 logger = logging.getLogger(__name__)
 
