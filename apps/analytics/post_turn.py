@@ -21,7 +21,7 @@ from apps.answers.providers.chat import ChatError, ChatMessage, ChatModel, reply
 from apps.answers.routing.types import HistoryMessage, Intent
 from apps.answers.selectors import conversation_history
 from apps.corpus.embedders import Embedder
-from apps.corpus.text import words
+from apps.corpus.text import is_greeting, words
 
 logger = logging.getLogger(__name__)
 MAX_CATEGORIES = 5
@@ -42,10 +42,6 @@ class PostTurnDecision:
     classifier: str
 
 
-_GREETING = re.compile(
-    r"^\W*(hi|hello|hey|thanks|thank you|good (morning|evening|afternoon)|bye|سلام|مرسی|ممنون|متشکرم|خداحافظ)\b",
-    re.IGNORECASE,
-)
 _LEAD = re.compile(
     r"^(what|how|why|when|where|who|which|can|could|do|does|is|are|please|tell me|show me|find|"
     r"list|explain|چگونه|چطور|چرا|چه|آیا|کجا|کی|لطفا|لطفاً)\b\s*",
@@ -55,7 +51,7 @@ _LEAD = re.compile(
 
 def title_from_question(question: str) -> str | None:
     """A short title from the question's key phrase; None for greetings and thanks."""
-    if _GREETING.match(question) and len(words(question)) <= 4:
+    if is_greeting(question) and len(words(question)) <= 4:
         return None
     phrase = question.strip()
     for _ in range(3):

@@ -8,7 +8,6 @@ from __future__ import annotations
 import csv
 import itertools
 import json
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +20,7 @@ from django.utils.safestring import SafeString
 from django.utils.text import Truncator
 
 from apps.answers.models import Turn
+from apps.corpus.text import last_sentence_start
 
 # --- CSV export ------------------------------------------------------------------------------
 
@@ -81,13 +81,10 @@ class AnswerPiece:
     aliases: tuple[str, ...] = ()
 
 
-_SENTENCE_END = re.compile(r"[.!?؟…]\s+|\n+")
-
-
 def _split_last_sentence(segment: str) -> tuple[str, str]:
     # A marker may stand after the full stop ("... leave. [c1]"): ignore it when looking back.
     body = segment.rstrip().rstrip(".!?؟…")
-    cut = max((m.end() for m in _SENTENCE_END.finditer(body)), default=0)
+    cut = last_sentence_start(body, abbreviations=False)
     return segment[:cut], segment[cut:]
 
 

@@ -16,7 +16,7 @@ from apps.corpus.text import (
     detect_language,
     estimate_tokens,
     normalise_text,
-    split_sentences,
+    sentence_spans,
     words,
 )
 
@@ -84,11 +84,11 @@ def _sections(blocks: Sequence[Block]) -> Iterator[_Section]:
 
 
 def _sentences(text: str, offset: int) -> Iterator[_Sentence]:
-    cursor = 0
-    for sentence in split_sentences(text):
-        start = text.index(sentence, cursor)
-        cursor = start + len(sentence)
-        yield _Sentence(sentence, offset + start, offset + cursor, len(words(sentence)))
+    for start, end in sentence_spans(text):
+        sentence = text[start:end].rstrip()
+        yield _Sentence(
+            sentence, offset + start, offset + start + len(sentence), len(words(sentence))
+        )
 
 
 def _pack(

@@ -12,8 +12,9 @@ from apps.answers.routing.evaluation import (
     LabelledQuery,
     load_examples,
 )
-from apps.answers.routing.features import detect_language, is_follow_up_fragment
+from apps.answers.routing.features import is_follow_up_fragment
 from apps.answers.routing.types import Intent, Tier
+from apps.corpus.text import detect_language
 
 
 @pytest.fixture(scope="module")

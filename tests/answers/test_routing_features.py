@@ -9,43 +9,32 @@ from apps.answers.routing.features import (
     char_ngrams,
     comparison_steps,
     decompose_query,
-    detect_language,
+    feature_text,
     hand_features,
     is_follow_up_fragment,
     multi_part_steps,
-    normalize_text,
     word_ngrams,
 )
 from apps.answers.routing.types import Intent
+from apps.corpus.text import normalise_text
 
 
-@pytest.mark.parametrize(
-    ("text", "language"),
-    [
-        ("how do I reset my password", "en"),
-        ("سلام", "fa"),
-        ("چطور کلید API بسازم؟", "fa"),
-        ("فرق بین SOW و MSA چیه", "fa"),
-        ("what does مرخصی mean in the HR policy", "en"),
-        ("", "en"),
-        ("👍🙏", "en"),
-        ("12345 ?!", "en"),
-        ("مرحبا كيف حالك", "fa"),
-    ],
-)
-def test_detect_language(text, language):
-    assert detect_language(text) == language
+def test_feature_text_unifies_persian_variants_and_digits():
+    assert feature_text("  ARABIC  كيك ي ۱۴۰۳ ٢ ") == "arabic کیک ی 1403 2"
+    assert feature_text("می\u200cخواهم") == feature_text("می خواهم")
+    assert feature_text("چیه؟") == "چیه?"
+    assert feature_text("مَرخَصی") == "مرخصی"
+    assert feature_text("خانۀ ﻛﺘﺎﺏ") == "خانه کتاب"  # presentation forms fold to letters
 
 
-def test_normalize_unifies_persian_variants_and_digits():
-    assert normalize_text("  ARABIC  كيك ي ۱۴۰۳ ٢ ") == "arabic کیک ی 1403 2"
-    assert normalize_text("می\u200cخواهم") == normalize_text("می خواهم")
-    assert normalize_text("چیه؟") == "چیه?"
-    assert normalize_text("مَرخَصی") == "مرخصی"
+def test_feature_text_is_the_shared_normaliser_plus_folding():
+    # Folding only removes distinctions: two texts the normaliser makes equal stay equal.
+    for text in ["كتاب\u200c  ها", "  Line one.\n\nLine ۲ ", "مَرخَصی\u0640"]:
+        assert feature_text(text) == feature_text(normalise_text(text))
 
 
-def test_normalize_bounds_its_input():
-    assert len(normalize_text("a" * 10_000)) == MAX_FEATURE_CHARS
+def test_feature_text_bounds_its_input():
+    assert len(feature_text("a" * 10_000)) == MAX_FEATURE_CHARS
 
 
 @pytest.mark.parametrize(
@@ -71,7 +60,7 @@ def test_word_ngrams_are_unigrams_and_bigrams():
 
 def test_hand_features_have_one_value_per_name_in_unit_range():
     for text in ["", "hi", "PPO vs HMO?", "x " * 500, "چطور مرخصی بگیرم؟"]:
-        values = hand_features(normalize_text(text))
+        values = hand_features(feature_text(text))
         assert len(values) == len(HAND_FEATURE_NAMES)
         assert all(0.0 <= v <= 1.0 for v in values)
 

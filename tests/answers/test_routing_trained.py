@@ -14,7 +14,7 @@ from threadpoolctl import threadpool_limits
 
 from apps.answers.routing import trained, training
 from apps.answers.routing.evaluation import LABELLED_PATH, load_examples, router_evaluate
-from apps.answers.routing.features import char_ngrams, normalize_text
+from apps.answers.routing.features import char_ngrams, feature_text
 from apps.answers.routing.policy import EMPTY_QUERY_REASON, classify_safely
 from apps.answers.routing.trained import (
     DEFAULT_ARTEFACT_PATH,
@@ -218,7 +218,7 @@ def test_inference_does_not_import_scikit_learn():
 
 def test_numpy_path_matches_scikit_learn():
     examples = load_examples(LABELLED_PATH, split="train")
-    texts = [normalize_text(e.text) for e in examples]
+    texts = [feature_text(e.text) for e in examples]
     labels = [str(e.intent) for e in examples]
     vectoriser = TfidfVectorizer(analyzer=char_ngrams, min_df=2, sublinear_tf=True)
     matrix = vectoriser.fit_transform(texts)
@@ -229,14 +229,14 @@ def test_numpy_path_matches_scikit_learn():
         labels=tuple(model.classes_), coef=model.coef_, intercept=model.intercept_, temperature=1
     )
     for text in ["vpn setup?", "فرق بین SOW و MSA چیه", "unknown zzz words"]:
-        indices, values = block.transform(char_ngrams(normalize_text(text)))
+        indices, values = block.transform(char_ngrams(feature_text(text)))
         dense = np.zeros(len(vectoriser.vocabulary_))
         dense[indices] = values
-        expected = vectoriser.transform([normalize_text(text)]).toarray()[0]
+        expected = vectoriser.transform([feature_text(text)]).toarray()[0]
         np.testing.assert_allclose(dense, expected, atol=1e-6)
         np.testing.assert_allclose(
             head.probabilities(indices, values),
-            model.predict_proba(vectoriser.transform([normalize_text(text)]))[0],
+            model.predict_proba(vectoriser.transform([feature_text(text)]))[0],
             atol=1e-6,
         )
 

@@ -8,33 +8,13 @@ platform does. No SupportSignal is sent: there is nothing a reply here could cit
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 
 from apps.answers.composing.openai_composer import composer_error, stream_pieces
 from apps.answers.composing.prompts import conversational_messages
 from apps.answers.composing.types import ComposeRequest, ComposerEvent, TextDelta
 from apps.answers.providers.chat import ChatError, ChatModel
-from apps.corpus.text import normalise_text, split_sentences
-
-_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "thanks",
-        re.compile(
-            r"\b(?:thanks|thank you|thx|cheers|appreciated)\b|ممنون|مرسی|متشکر|سپاس|تشکر",
-            re.IGNORECASE,
-        ),
-    ),
-    ("farewell", re.compile(r"\b(?:bye|goodbye|see you)\b|خداحافظ|خدانگهدار|بدرود", re.IGNORECASE)),
-    (
-        "greeting",
-        re.compile(
-            r"^\W*(?:hi|hello|hey|hiya|greetings|good (?:morning|afternoon|evening))\b"
-            r"|^\W*(?:سلام|درود|صبح بخیر|عصر بخیر|وقت بخیر)",
-            re.IGNORECASE,
-        ),
-    ),
-)
+from apps.corpus.text import greeting_kind, split_sentences
 
 REPLIES: Mapping[str, Mapping[str, str]] = {
     "en": {
@@ -61,11 +41,8 @@ REPLIES: Mapping[str, Mapping[str, str]] = {
 
 
 def message_kind(query: str) -> str:
-    text = normalise_text(query)
-    for kind, pattern in _KINDS:
-        if pattern.search(text):
-            return kind
-    return "about"
+    """'thanks', 'farewell' or 'greeting' for small talk; 'about' for anything else."""
+    return greeting_kind(query) or "about"
 
 
 def offline_reply(query: str, language: str) -> str:

@@ -28,9 +28,8 @@ from apps.answers.composing.types import (
 )
 from apps.answers.providers.chat import ChatError, ChatMessage, ChatModel, ChatTimeout
 from apps.answers.streaming import citations_validate, extract_citations, sentences_without_citation
-from apps.corpus.text import normalise_text, split_sentences
+from apps.corpus.text import last_sentence_start, normalise_text, split_sentences
 
-_SEGMENT_BOUNDARY = re.compile(r"\n|[.!?؟…]\s+")
 _DECORATION = " \t\n*_>#-"
 _OPEN_MARKER = re.compile(r"\[[\s\dcC,;،؛۰-۹٠-٩]*\Z")
 _MAX_MARKER_HOLD = 48
@@ -91,7 +90,7 @@ class AnswerTail:
 
 
 def _safe_length(text: str) -> int:
-    segment = _segment_start(text)
+    segment = last_sentence_start(text, abbreviations=False)
     if _may_be_confidence(text[segment:]):
         # The whitespace before it waits too, so an answer never ends in a blank line.
         return len(text[:segment].rstrip())
@@ -103,13 +102,6 @@ def _safe_length(text: str) -> int:
     ):
         return len(text[:bracket].rstrip(" "))
     return len(text)
-
-
-def _segment_start(text: str) -> int:
-    start = 0
-    for match in _SEGMENT_BOUNDARY.finditer(text):
-        start = match.end()
-    return start
 
 
 def _may_be_confidence(segment: str) -> bool:

@@ -15,7 +15,6 @@ from enum import StrEnum
 from typing import Any, Protocol, TypeVar
 
 from apps.answers.providers.chat import reply_json_object
-from apps.answers.routing.features import detect_language
 from apps.answers.routing.policy import EMPTY_QUERY_REASON, fallback_classification
 from apps.answers.routing.types import (
     INTENT_DESCRIPTIONS,
@@ -31,6 +30,7 @@ from apps.answers.routing.types import (
     Tier,
 )
 from apps.answers.routing.window import conversation_window
+from apps.corpus.text import detect_language
 
 SCHEMA_NAME = "query_route"
 MAX_QUERY_CHARS = 2000

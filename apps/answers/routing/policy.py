@@ -7,7 +7,6 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from apps.answers.routing.features import detect_language
 from apps.answers.routing.types import (
     STRATEGY_FOR_TIER,
     TIER_ORDER,
@@ -19,6 +18,7 @@ from apps.answers.routing.types import (
     Tier,
     TurnAction,
 )
+from apps.corpus.text import detect_language
 
 logger = logging.getLogger(__name__)
 

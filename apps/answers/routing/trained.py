@@ -24,10 +24,9 @@ from apps.answers.routing.features import (
     WORD_NGRAM_RANGE,
     char_ngrams,
     decompose_query,
-    detect_language,
+    feature_text,
     hand_features,
     is_follow_up_fragment,
-    normalize_text,
     word_ngrams,
 )
 from apps.answers.routing.policy import EMPTY_QUERY_REASON, fallback_classification
@@ -40,6 +39,7 @@ from apps.answers.routing.types import (
     Tier,
 )
 from apps.answers.routing.window import conversation_window
+from apps.corpus.text import detect_language
 
 DEFAULT_ARTEFACT_PATH = Path(__file__).resolve().parent / "data" / "router_model.json"
 ARTEFACT_FORMAT = "ragplatform.query-router.v1"
@@ -142,7 +142,7 @@ class RouterModel:
         )
 
     def vectorise(self, text: str) -> tuple[np.ndarray, np.ndarray]:
-        normalized = normalize_text(text)
+        normalized = feature_text(text)
         char_idx, char_val = self.char.transform(char_ngrams(normalized))
         word_idx, word_val = self.word.transform(word_ngrams(normalized))
         offset = len(self.char.idf) + len(self.word.idf)

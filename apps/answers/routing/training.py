@@ -26,7 +26,7 @@ from apps.answers.routing.evaluation import (
     load_examples,
     summarise,
 )
-from apps.answers.routing.features import char_ngrams, hand_features, normalize_text, word_ngrams
+from apps.answers.routing.features import char_ngrams, feature_text, hand_features, word_ngrams
 from apps.answers.routing.trained import (
     ARTEFACT_FORMAT,
     HAND_FEATURE_WEIGHT,
@@ -115,7 +115,7 @@ def _predict_all(
 def _fit_artefact(
     train: Sequence[LabelledQuery], *, seed: int, dataset_sha256: str
 ) -> dict[str, Any]:
-    texts = [normalize_text(example.text) for example in train]
+    texts = [feature_text(example.text) for example in train]
     intents = np.array([str(example.intent) for example in train])
     tiers = np.array([str(example.tier) for example in train])
     vectorisers, matrix = _fit_features(texts)

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import TypeAlias
 
+from apps.corpus.text import sentence_spans
+
 
 @dataclass(frozen=True)
 class TextPiece:
@@ -251,21 +253,11 @@ def citations_validate(
     return ValidatedCitations(valid=valid, dropped=dropped)
 
 
-_CLOSERS = "\"'”’»)]"
-# A sentence ends at terminal punctuation (plus closing quotes or brackets) that is
-# followed by whitespace or the end, so "3.14" stays whole; every newline also ends
-# one, because list items, table rows and headings are line-based.
-_SENTENCE_END = re.compile(rf"[.!?؟…۔]+[{re.escape(_CLOSERS)}]*(?=\s|\Z)|\n")
-
-
 def _sentence_spans(text: str) -> list[tuple[int, int]]:
-    spans: list[tuple[int, int]] = []
-    start = 0
-    for match in _SENTENCE_END.finditer(text):
-        end = match.start() if match.group() == "\n" else match.end()
-        spans.append((start, end))
-        start = match.end()
-    spans.append((start, len(text)))
+    # A model's answer may end a Persian sentence with "۔" or close a quote with "»".
+    # Abbreviations are not looked up, so uncited-sentence counts stored with earlier
+    # turns stay comparable.
+    spans = sentence_spans(text, abbreviations=False, persian_marks=True)
     return [(start, end) for start, end in spans if _is_sentence(text[start:end])]
 
 
