@@ -12,6 +12,7 @@ from django.db.models import Q
 
 # TurnAction is defined with the router's vocabulary, which must import without Django;
 # model code takes it from here.
+from apps.answers.events import TERMINAL_EVENTS
 from apps.answers.routing.types import Intent, Tier, TurnAction
 from apps.corpus.models import Chunk, Document
 
@@ -129,6 +130,12 @@ class TurnEvent(models.Model):
         ordering = ["turn_id", "seq"]
         constraints = [
             models.UniqueConstraint(fields=["turn", "seq"], name="answers_event_unique_seq"),
+            # A turn ends once: a second `finished` or `failed` cannot be stored.
+            models.UniqueConstraint(
+                fields=["turn"],
+                condition=Q(type__in=sorted(str(t) for t in TERMINAL_EVENTS)),
+                name="answers_event_one_terminal",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.db import IntegrityError, transaction
 
 from apps.answers.events import EventType, FailureCode
-from apps.answers.models import Conversation, Turn, TurnStatus
+from apps.answers.models import Conversation, Turn, TurnEvent, TurnStatus
 from apps.answers.outcomes import TurnFinished
 from apps.answers.routing.types import TurnAction
 from apps.answers.selectors import turn_events_since
@@ -64,3 +65,10 @@ def test_the_memory_recorder_numbers_without_storing() -> None:
     first = async_to_sync(recorder.emit)(EventType.TOKEN, {"text": "a"})
     second = async_to_sync(recorder.emit)(EventType.TOKEN, {"text": "b"})
     assert (first["seq"], second["seq"]) == (1, 2) and recorder.events == [first, second]
+
+
+def test_the_database_refuses_a_second_terminal_event() -> None:
+    turn = _turn()
+    async_to_sync(TurnRecorder(turn.pk).fail)(FailureCode.INTERNAL, "broke")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        TurnEvent.objects.create(turn=turn, seq=9, type=EventType.FINISHED, data={})

@@ -1,1 +1,1 @@
-"""One turn, end to end: speculate, route, retrieve, compose, record (DESIGN.md, "One turn")."""
+"""One turn, end to end: entry, speculate, route, retrieve, compose, record (docs/architecture.md)."""
