@@ -14,8 +14,12 @@ from typing import Any, Literal
 
 from django.db import connection, transaction
 
+from apps.corpus.parsing.detect import filename_stem
+from apps.corpus.text import words
+
 KeywordScoring = Literal["bm25", "ts_rank_cd"]
 MAX_QUERY_TERMS = 64
+DISPLAY_TITLE_WORDS = 8  # a source without a title is shown by its first words
 _TERM = re.compile(r"\w+(?:[\u200c'’]\w+)*", re.UNICODE)
 
 
@@ -257,6 +261,19 @@ class ChunkRow:
     text: str
     token_count: int
     language: str
+
+    @property
+    def display_title(self) -> str:
+        """What a person sees as the source's name: the document's own title or, when ingestion
+        fell back to the file's name for want of one, the chunk's heading or its first words."""
+        if self.title and self.title != filename_stem(self.filename):
+            return self.title
+        return self.heading or _first_words(self.text) or self.title or self.filename
+
+
+def _first_words(text: str, count: int = DISPLAY_TITLE_WORDS) -> str:
+    found = words(text)
+    return " ".join(found[:count]) + ("…" if len(found) > count else "")
 
 
 def chunks_hydrate(chunk_ids: Sequence[int]) -> dict[int, ChunkRow]:

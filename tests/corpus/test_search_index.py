@@ -11,7 +11,7 @@ from django.db import connection
 from pgvector.django import L2Distance
 
 from apps.corpus.models import Chunk, Collection
-from apps.corpus.search import SearchFilters, chunks_dense_search, dense_search_sql
+from apps.corpus.search import ChunkRow, SearchFilters, chunks_dense_search, dense_search_sql
 from apps.corpus.services import document_process, document_submit
 from tests.conftest import CountingEmbedder
 
@@ -84,3 +84,18 @@ def test_full_text_query_uses_the_gin_index(indexed: CountingEmbedder) -> None:
         ["topic"],
     )
     assert "corpus_chunk_search_gin" in plan, plan
+
+
+def test_a_source_without_a_title_is_shown_by_its_heading_or_first_words() -> None:
+    def row(title: str, filename: str, heading: str, text: str) -> ChunkRow:
+        return ChunkRow(1, 1, title, filename, heading, None, text, 10, "en")
+
+    assert row("Leave policy", "leave.md", "", "x").display_title == "Leave policy"
+    # Ingestion fell back to the file's stem: a heading or the first words say more.
+    assert row("p123", "p123.html", "Annual leave", "x").display_title == "Annual leave"
+    words = "one two three four five six seven eight nine ten"
+    assert (
+        row("p123", "p123.html", "", words).display_title
+        == "one two three four five six seven eight…"
+    )
+    assert row("", "notes.txt", "", "Short note").display_title == "Short note"

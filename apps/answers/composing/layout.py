@@ -138,7 +138,7 @@ def _cell(text: str) -> str:
 
 
 def closest_titles(context: ContextWindow, *, limit: int = 3) -> list[str]:
-    titles = (c.chunk.title or c.chunk.filename for c in context.chunks)
+    titles = (c.chunk.display_title for c in context.chunks)
     return list(dict.fromkeys(t for t in titles if t))[:limit]
 
 

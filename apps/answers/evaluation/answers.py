@@ -15,6 +15,7 @@ from asgiref.sync import async_to_sync
 
 from apps.answers.composing.confidence import expected_calibration_error
 from apps.answers.composing.types import ComposeRequest
+from apps.answers.evaluation.answer_metrics import contains_answer, exact_match, token_f1
 from apps.answers.evaluation.beir import BeirQuery, corpus_id_from_filename
 from apps.answers.evaluation.metrics import percentile
 from apps.answers.providers.registry import Providers
@@ -24,13 +25,15 @@ from apps.answers.routing.types import Intent
 from apps.answers.turn.compose_stream import ComposeOutcome, answer_confidence, compose_events
 from apps.answers.turn.recorder import MemoryRecorder
 from apps.corpus.search import SearchFilters
-from apps.corpus.text import detect_language, normalise_text
+from apps.corpus.text import detect_language
 
 
 @dataclass
 class AnswerScores:
     gold_cited: list[bool] = field(default_factory=list)
     gold_contained: list[bool] = field(default_factory=list)
+    exact: list[bool] = field(default_factory=list)
+    f1: list[float] = field(default_factory=list)
     refused_answerable: list[bool] = field(default_factory=list)
     refused_unanswerable: list[bool] = field(default_factory=list)
     # (blended confidence, answer was right) for every answer given (refusals excluded):
@@ -47,6 +50,8 @@ class AnswerScores:
         return {
             "gold_passage_cited": share(self.gold_cited),
             "gold_answer_contained": share(self.gold_contained),
+            "exact_match": share(self.exact),
+            "token_f1": round(sum(self.f1) / len(self.f1), 4) if self.f1 else 0.0,
             "refusal_rate_unanswerable": share(self.refused_unanswerable),
             "false_refusal_rate": share(self.refused_answerable),
             "citation_precision": round(self.cited_relevant / self.cited_total, 4)
@@ -137,10 +142,11 @@ def _score_answerable(scores: AnswerScores, query: BeirQuery, answered: Answered
     scores.refused_answerable.append(answered.refused)
     scores.gold_cited.append(any(doc in query.relevant for doc in answered.cited_documents))
     gold = query.extra.get("answers")
-    answers = (
-        [normalise_text(str(a)) for a in gold if str(a).strip()] if isinstance(gold, list) else []
-    )
-    text = normalise_text(answered.text)
-    scores.gold_contained.append(any(a in text for a in answers))
+    golds = [str(a) for a in gold if str(a).strip()] if isinstance(gold, list) else []
+    # A refusal is not an answer, whatever titles it lists.
+    text = "" if answered.refused else answered.text
+    scores.gold_contained.append(contains_answer(text, golds))
+    scores.exact.append(exact_match(text, golds))
+    scores.f1.append(token_f1(text, golds))
     scores.cited_total += len(answered.cited_documents)
     scores.cited_relevant += sum(doc in query.relevant for doc in answered.cited_documents)

@@ -18,6 +18,6 @@ _TOPICS = {"en": "Topics I found that might be related:", "fa": "موضوع‌ه
 
 def clarification_data(*, language: str, found: Sequence[RetrievedChunk]) -> dict[str, object]:
     lang = language if language in _TEXT else "en"
-    options = list(dict.fromkeys(c.title or c.filename for c in found))[:3]
+    options = list(dict.fromkeys(c.display_title for c in found))[:3]
     question = _TEXT[lang] + (f" {_TOPICS[lang]} " + "; ".join(options) if options else "")
     return {"question": question, "options": options}

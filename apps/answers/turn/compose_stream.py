@@ -133,7 +133,7 @@ def citation_record(
         alias=chunk.alias,
         chunk_id=source.chunk_id,
         document_id=source.document_id,
-        title=source.title or source.filename,
+        title=source.display_title,
         source_file=source.filename,
         page=source.page,
         snippet=source.text[:400],

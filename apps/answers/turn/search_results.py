@@ -34,7 +34,7 @@ async def search_results_data(
                 "rank": rank,
                 "document": chunk.document_id,
                 "chunk": chunk.chunk_id,
-                "title": chunk.title or chunk.filename,
+                "title": chunk.display_title,
                 "source_file": chunk.filename,
                 "page": chunk.page,
                 "heading": chunk.heading,
