@@ -20,6 +20,7 @@ from apps.corpus.embedding_cache import EmbeddingCache
 from apps.corpus.models import Chunk, Document, DocumentStatus
 from apps.corpus.parsing import EmptyDocument, parse_document
 from apps.corpus.text import detect_language, search_config_for
+from apps.corpus.text.search_form import search_form
 
 
 @dataclass(frozen=True)
@@ -163,17 +164,23 @@ def search_index_rebuild(*, document_ids: Sequence[int]) -> None:
 
 
 def search_vectors_update(document_id: int) -> None:
-    """Title and heading weigh more than body text (weight A over B) in keyword ranking."""
+    """Title and heading weigh more than body text (weight A over B) in keyword ranking. The
+    text is indexed in its search form, as queries are searched (`KeywordQuery.from_text`)."""
+    chunks = Chunk.objects.filter(document_id=document_id).values_list(
+        "pk", "document__title", "heading", "text"
+    )
     with connection.cursor() as cursor:
-        cursor.execute(
+        cursor.executemany(
             """
-            UPDATE corpus_chunk c SET search_vector =
-                setweight(to_tsvector(c.search_config::regconfig, d.title || ' ' || c.heading), 'A')
-                || setweight(to_tsvector(c.search_config::regconfig, c.text), 'B')
-            FROM corpus_document d
-            WHERE d.id = c.document_id AND d.id = %s
+            UPDATE corpus_chunk SET search_vector =
+                setweight(to_tsvector(search_config::regconfig, %s), 'A')
+                || setweight(to_tsvector(search_config::regconfig, %s), 'B')
+            WHERE id = %s
             """,
-            [document_id],
+            [
+                (search_form(f"{title} {heading}"), search_form(text), pk)
+                for pk, title, heading, text in chunks
+            ],
         )
         # Lexeme occurrences per chunk: the document length in BM25.
         cursor.execute(

@@ -15,7 +15,8 @@ from typing import Any, Literal
 from django.db import connection, transaction
 
 from apps.corpus.parsing.detect import filename_stem
-from apps.corpus.text import words
+from apps.corpus.text import normalise_text, words
+from apps.corpus.text.search_form import search_form
 
 KeywordScoring = Literal["bm25", "ts_rank_cd"]
 MAX_QUERY_TERMS = 64
@@ -61,7 +62,8 @@ class KeywordQuery:
 
     @classmethod
     def from_text(cls, text: str) -> KeywordQuery:
-        terms = tuple(dict.fromkeys(t.lower() for t in _TERM.findall(text)))[:MAX_QUERY_TERMS]
+        found = _TERM.findall(search_form(normalise_text(text)))
+        terms = tuple(dict.fromkeys(t.lower() for t in found))[:MAX_QUERY_TERMS]
         # websearch_to_tsquery never raises on user input; "or" is its OR operator.
         return cls(text=" or ".join(terms), terms=terms)
 
