@@ -13,9 +13,10 @@ from rest_framework.test import APIClient
 from apps.answers.composing.confidence import ConfidenceBand
 from apps.answers.models import Citation, Turn, TurnEvent, TurnStatus
 from apps.answers.turn import entry
-from apps.corpus.models import Chunk
-from tests.answers.fakes import ANSWER_TEXT
+from apps.corpus.models import Chunk, Document
+from tests.answers.fakes import ANSWER_TEXT, handbook_load
 from tests.answers.test_sse import REFUSED
+from tests.conftest import CountingEmbedder
 from tests.factories import ConversationFactory
 
 pytestmark = pytest.mark.django_db
@@ -77,11 +78,15 @@ def test_a_second_question_continues_the_conversation(
     assert Turn.objects.get(pk=second["id"]).index == 2
 
 
-def test_collections_limit_retrieval(
-    api: APIClient, use_providers: Callable[..., None], embedder: Any
+def test_collections_limit_what_is_cited(
+    api: APIClient, use_providers: Callable[..., None], embedder: CountingEmbedder
 ) -> None:
-    response = ask(api, {"question": "How many days of annual leave?", "collections": ["Handbook"]})
-    assert response.status_code == 200 and response.json()["citations"]
+    other = handbook_load(embedder, name="Other")  # the same files in a second collection
+
+    body = ask(api, {"question": "How many days of annual leave?", "collections": ["Other"]}).json()
+
+    cited = Document.objects.filter(pk__in=[c["document"] for c in body["citations"]])
+    assert cited.exists() and {d.collection_id for d in cited} == {other.pk}
 
 
 @pytest.mark.parametrize(("body", "status", "code"), REFUSED)

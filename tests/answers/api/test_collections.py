@@ -6,7 +6,9 @@ import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
+from apps.answers.api import views
 from apps.corpus.access import collections_readable
+from apps.corpus.models import Collection
 from tests.factories import CollectionFactory, DocumentFactory
 
 pytestmark = pytest.mark.django_db
@@ -40,9 +42,6 @@ def test_only_what_the_access_seam_allows(
 ) -> None:
     CollectionFactory.create(name="IT")
     CollectionFactory.create(name="Board minutes")
-    from apps.answers.api import views
-    from apps.corpus.models import Collection
-
     monkeypatch.setattr(
         views, "collections_readable", lambda *, user: Collection.objects.filter(name="IT")
     )

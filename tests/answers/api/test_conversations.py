@@ -34,7 +34,7 @@ def test_lists_only_my_conversations_with_their_turn_counts(
 
 
 def test_lists_are_paginated_with_a_default_and_a_chosen_page_size(
-    api: APIClient, user: User, settings: object
+    api: APIClient, user: User
 ) -> None:
     ConversationFactory.create_batch(30, user=user)
 
