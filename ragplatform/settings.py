@@ -53,6 +53,9 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.postgres",
     "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "channels",
     "django_tasks",
     "django_tasks_db",
@@ -155,10 +158,29 @@ MEDIA_URL = "media/"
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        # Token first: its WWW-Authenticate header makes a refused request a 401, not a 403.
+        "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.BasicAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PAGINATION_CLASS": "ragplatform.api.ApiPagination",
+    "PAGE_SIZE": env_int("RAG_API_PAGE_SIZE", 25, minimum=1),
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+# The OpenAPI schema at /api/schema/; Swagger UI at /api/docs/ from the sidecar's own files.
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Answer platform API",
+    "DESCRIPTION": "Conversations, turns with their citations, collections, documents and answers.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "TurnStatusEnum": "apps.answers.models.TurnStatus",
+        "DocumentStatusEnum": "apps.corpus.models.DocumentStatus",
+    },
 }
 
 LOGGING = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 from django.urls import reverse
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.generics import ListAPIView, RetrieveAPIView
@@ -68,6 +69,7 @@ class DocumentListCreateView(ListAPIView[Document], APIView):
     def get_queryset(self) -> QuerySet[Document]:
         return documents_list()
 
+    @extend_schema(request=DocumentUploadSerializer, responses={202: DocumentSerializer})
     def post(self, request: Request) -> Response:
         upload = DocumentUploadSerializer(data=request.data)
         try:

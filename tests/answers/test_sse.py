@@ -97,21 +97,24 @@ async def test_without_the_event_stream_accept_header_it_is_406(
     assert await Turn.objects.acount() == 0
 
 
-@pytest.mark.parametrize(
-    ("body", "status", "code"),
-    [
-        ({"question": "   "}, 400, "invalid_request"),
-        ({}, 400, "invalid_request"),
-        (["not", "an", "object"], 400, "invalid_request"),
-        ({"question": "Leave?", "collections": ["Nope"]}, 400, "invalid_request"),
-        ({"question": "Leave?", "conversation": "nope"}, 400, "invalid_request"),
-        (
-            {"question": "Leave?", "conversation": "1b4e28ba-2fa1-11d2-883f-0016d3cca427"},
-            404,
-            "not_found",
-        ),
-    ],
-)
+# Refused questions; the REST answer endpoint's tests check it refuses them alike.
+REFUSED = [
+    ({"question": "   "}, 400, "invalid_request"),
+    ({}, 400, "invalid_request"),
+    (["not", "an", "object"], 400, "invalid_request"),
+    ({"question": "Leave?", "collections": ["Nope"]}, 400, "invalid_request"),
+    ({"question": "Leave?", "collections": "Handbook"}, 400, "invalid_request"),
+    ({"question": "Leave?", "conversation": "nope"}, 400, "invalid_request"),
+    ({"question": "x" * 5000}, 400, "invalid_request"),
+    (
+        {"question": "Leave?", "conversation": "1b4e28ba-2fa1-11d2-883f-0016d3cca427"},
+        404,
+        "not_found",
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "status", "code"), REFUSED)
 async def test_bad_requests_get_a_json_error(
     client: AsyncClient,
     body: object,
