@@ -2,10 +2,12 @@
 
 Three guards, outermost first:
 
-- `BodyLimitMiddleware` wraps the ASGI application. Django reads a whole body before any view
+- `BodyLimitMiddleware` wraps the ASGI application. Django copies a whole body before any view
   runs, so this is the one place to refuse a declared Content-Length over
-  RAG_MAX_REQUEST_BYTES without receiving it, and to stop a body that declares nothing (or
-  less than it sends) at the limit.
+  RAG_MAX_REQUEST_BYTES without taking it from the server, and to stop a body that declares
+  nothing (or less than it sends) at the limit. (daphne itself receives a body before it
+  calls the application, spooling it to a temporary file; refusing at the socket is the
+  proxy's part: client_max_body_size in the deployment guide.)
 - `content_length_over` lets an upload view refuse from the header before it parses anything.
 - `UploadLimitHandler` runs inside the multipart parser: it stops reading at
   RAG_MAX_UPLOAD_BYTES for one file or RAG_MAX_REQUEST_BYTES in all, and leaves the reason
@@ -20,9 +22,10 @@ from typing import Any
 
 from django.conf import settings
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.template.defaultfilters import filesizeformat
 from django.utils.deprecation import MiddlewareMixin
+from django.utils.html import escape
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -95,10 +98,12 @@ class BodyLimitMiddleware:
         limit = settings.RAG_MAX_REQUEST_BYTES
         declared = _declared_length(scope)
         if declared is None:
-            await _refuse(send, 400, "bad_request", "The Content-Length header is not a number")
+            message = "The Content-Length header is not a number"
+            await _refuse(send, 400, refusal_body(_accept(scope), "bad_request", message))
             return
         if declared > limit:
-            await _refuse(send, 413, "request_too_large", too_large_message(limit))
+            body = refusal_body(_accept(scope), "request_too_large", too_large_message(limit))
+            await _refuse(send, 413, body)
             return
         guard = _ReceiveGuard(receive, limit)
         started = False
@@ -110,7 +115,8 @@ class BodyLimitMiddleware:
 
         await self.app(scope, guard, send_once)
         if guard.exceeded and not started:
-            await _refuse(send, 413, "request_too_large", too_large_message(limit))
+            body = refusal_body(_accept(scope), "request_too_large", too_large_message(limit))
+            await _refuse(send, 413, body)
 
 
 class _ReceiveGuard:
@@ -142,14 +148,29 @@ def _declared_length(scope: Scope) -> int | None:
     return 0
 
 
-async def _refuse(send: Send, status: int, code: str, message: str) -> None:
-    body = json.dumps({"error": {"code": code, "message": message}}).encode()
+def refusal_body(accept: str, code: str, message: str) -> tuple[str, bytes]:
+    """JSON for scripts; a short page for a browser (an admin upload), as (type, bytes)."""
+    if "text/html" in accept:
+        page = f"<!doctype html><title>Not accepted</title><h1>Not accepted</h1><p>{escape(message)}</p>"
+        return "text/html; charset=utf-8", page.encode()
+    return "application/json", json.dumps({"error": {"code": code, "message": message}}).encode()
+
+
+def _accept(scope: Scope) -> str:
+    for name, value in scope.get("headers", ()):
+        if name.lower() == b"accept":
+            return str(value.decode("latin-1"))
+    return ""
+
+
+async def _refuse(send: Send, status: int, refusal: tuple[str, bytes]) -> None:
+    content_type, body = refusal
     await send(
         {
             "type": "http.response.start",
             "status": status,
             "headers": [
-                (b"content-type", b"application/json"),
+                (b"content-type", content_type.encode()),
                 (b"content-length", str(len(body)).encode()),
                 (b"connection", b"close"),
             ],
@@ -166,7 +187,6 @@ class RequestSizeMiddleware(MiddlewareMixin):
         limit = settings.RAG_MAX_REQUEST_BYTES
         if not content_length_over(request.META, limit):
             return None
-        return JsonResponse(
-            {"error": {"code": "request_too_large", "message": too_large_message(limit)}},
-            status=413,
-        )
+        accept = request.headers.get("Accept", "")
+        content_type, body = refusal_body(accept, "request_too_large", too_large_message(limit))
+        return HttpResponse(body, content_type=content_type, status=413)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import base64
 
 import pytest
+from asgiref.sync import sync_to_async
 from django.conf import LazySettings
 from django.contrib.auth.models import User
-from django.test import Client
+from django.db import connections
+from django.test import AsyncClient, Client
 
 pytestmark = pytest.mark.django_db
 
@@ -103,3 +105,15 @@ def test_the_client_address_comes_from_trusted_proxies_only(
         login("nobody", "wrong", "1.1.1.1, 10.0.0.5")
     assert login("bob", PASSWORD, "2.2.2.2, 10.0.0.5") == 429
     assert login("bob", PASSWORD, "10.0.0.6") == 302
+
+
+async def test_the_lockout_holds_under_the_async_handler(ada: User) -> None:
+    # daphne runs the middleware chain asynchronously, where axes takes another path.
+    client = AsyncClient()
+    wrong = {"username": "ada", "password": "wrong"}
+    for _ in range(LIMIT):
+        await client.post("/accounts/login/", wrong)
+    response = await client.post("/accounts/login/", {"username": "ada", "password": PASSWORD})
+    await sync_to_async(connections.close_all)()  # the sync view's thread held a connection
+    assert response.status_code == 429
+    assert b"Too many failed logins" in response.content

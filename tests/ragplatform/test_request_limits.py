@@ -163,3 +163,12 @@ def test_django_refuses_a_declared_body_over_the_request_limit(
     assert response.status_code == 413
     assert response.json()["error"]["code"] == "request_too_large"
     assert not Document.objects.exists()
+
+
+async def test_a_browser_gets_a_page_not_json(settings: LazySettings) -> None:
+    settings.RAG_MAX_REQUEST_BYTES = 1024 * 1024
+    headers = [(b"content-length", b"10000000000"), (b"accept", b"text/html,*/*")]
+    sent = await _asgi_post("/admin/corpus/document/upload/", headers, EndlessBody())
+    assert sent[0]["status"] == 413
+    assert (b"content-type", b"text/html; charset=utf-8") in sent[0]["headers"]
+    assert b"larger than the limit of 1.0" in sent[1]["body"]
