@@ -278,7 +278,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
 
 def _count(value: object) -> int | None:
-    """A non-negative JSON integer, else None (JSON true is not 1 here)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+    """A non-negative JSON integer that fits the database's bigint, else None (JSON true is
+    not 1 here)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63:
         return value
     return None

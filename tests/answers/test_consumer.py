@@ -377,3 +377,21 @@ async def test_a_socket_of_a_deactivated_user_is_closed(user: User) -> None:
         "type": "websocket.close",
         "code": 4401,
     }
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"type": "resume", "turn": 2**63, "last_seq": 0},
+        {"type": "resume", "turn": 1, "last_seq": 10**30},
+        {"type": "resume", "turn": "1", "last_seq": "²"},
+    ],
+)
+async def test_resume_with_numbers_out_of_range_is_an_invalid_request(
+    user: User, message: Envelope
+) -> None:
+    communicator = await connected(user)
+    await communicator.send_json_to(message)
+    reply = await communicator.receive_json_from(timeout=5)
+    await communicator.disconnect()
+    assert reply["type"] == "failed" and reply["data"]["code"] == "invalid_request"
