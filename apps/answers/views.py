@@ -46,6 +46,7 @@ HTTP_STATUS: Mapping[FailureCode, int] = MappingProxyType(
         FailureCode.RATE_LIMITED: 429,
     }
 )
+MAX_SEQ_DIGITS = 18  # below 2**63: the stored sequence numbers are bigint at most
 _MARK = re.compile(r"(</?mark>)", re.IGNORECASE)
 
 # --- The chat page -------------------------------------------------------------------------
@@ -186,14 +187,22 @@ async def turn_events_replay(request: HttpRequest, turn_id: int) -> HttpResponse
         return _error(FailureCode.UNAUTHENTICATED, "Log in first")
     if SSE not in request.headers.get("Accept", ""):
         return _error(FailureCode.NOT_ACCEPTABLE, f"This endpoint streams; send Accept: {SSE}")
-    raw = request.GET.get("last_seq", request.headers.get("Last-Event-ID", "0"))
-    if not raw.isdigit():
+    last_seq = seq_parse(request.GET.get("last_seq", request.headers.get("Last-Event-ID", "0")))
+    if last_seq is None:
         return _error(FailureCode.INVALID_REQUEST, "last_seq must be a non-negative integer")
     try:
         await sync_to_async(turn_get)(turn_id=turn_id, user_id=user.pk)
     except REFUSALS as exc:
         return _error(refusal_code(exc), str(exc))
-    return _stream(turn_follow(turn_id=turn_id, last_seq=int(raw)))
+    return _stream(turn_follow(turn_id=turn_id, last_seq=last_seq))
+
+
+def seq_parse(raw: str) -> int | None:
+    """ASCII digits only (str.isdigit() also takes "²"), and small enough for the database."""
+    raw = raw.strip()
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > MAX_SEQ_DIGITS:
+        return None
+    return int(raw)
 
 
 def _stream(events: AsyncIterator[Any]) -> StreamingHttpResponse:

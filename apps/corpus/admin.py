@@ -26,6 +26,7 @@ from django.utils.translation import ngettext
 from apps.corpus.forms import DocumentUploadForm
 from apps.corpus.models import Chunk, Collection, Document, DocumentStatus
 from apps.corpus.services import collection_get_or_create
+from apps.corpus.upload_guard import UploadRefused, upload_quota_take, upload_read_check
 from apps.corpus.uploads import UploadSummary, document_schedule, uploads_ingest
 from ragplatform.admin_base import ReadOnlyAdmin
 from ragplatform.admin_display import NEUTRAL_COLOUR, pill
@@ -90,6 +91,19 @@ def _message_level(summary: UploadSummary) -> int:
     if not summary.refused:
         return messages.SUCCESS
     return messages.WARNING if summary.queued or summary.unchanged else messages.ERROR
+
+
+def _upload_accepted(request: HttpRequest, form: DocumentUploadForm) -> bool:
+    """Valid, read in full (no file cut off at the size limit) and within the upload rate."""
+    try:
+        upload_read_check(request=request)
+        if not form.is_valid():
+            return False
+        upload_quota_take(user_id=request.user.pk, files=len(form.cleaned_data["uploads"]))  # type: ignore[arg-type]  # admin_view: a real user
+    except UploadRefused as exc:
+        form.add_error(None, str(exc))
+        return False
+    return True
 
 
 # Processing owns every other field (title and language are re-derived from the file).
@@ -233,8 +247,9 @@ class DocumentAdmin(admin.ModelAdmin[Document]):
     def upload_view(self, request: HttpRequest) -> HttpResponse:
         if not self.can_upload(request):
             raise PermissionDenied
-        form = DocumentUploadForm(request.POST or None, request.FILES or None)
-        if request.method == "POST" and form.is_valid():
+        posted = request.method == "POST"
+        form = DocumentUploadForm(request.POST, request.FILES) if posted else DocumentUploadForm()
+        if posted and _upload_accepted(request, form):
             data = form.cleaned_data
             summary = uploads_ingest(
                 uploads=data["uploads"],

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import QuerySet
+from django.http import HttpRequest, JsonResponse
+from django.http.response import HttpResponseBase
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -17,6 +21,12 @@ from apps.corpus.models import Document
 from apps.corpus.parsing import DocumentError, UnsupportedFileType
 from apps.corpus.selectors import documents_list
 from apps.corpus.services import FileTooLarge, collection_get_or_create
+from apps.corpus.upload_guard import (
+    UploadRefused,
+    single_upload_declared_check,
+    upload_quota_take,
+    upload_read_check,
+)
 from apps.corpus.uploads import files_ingest, upload_incoming
 
 
@@ -69,11 +79,24 @@ class DocumentListCreateView(ListAPIView[Document], APIView):
     def get_queryset(self) -> QuerySet[Document]:
         return documents_list()
 
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        # Before authentication: its CSRF check would already parse the body.
+        if request.method == "POST":
+            try:
+                single_upload_declared_check(request=request)
+            except UploadRefused as exc:
+                return _refused_json(exc)
+        return super().dispatch(request, *args, **kwargs)
+
     @extend_schema(request=DocumentUploadSerializer, responses={202: DocumentSerializer})
     def post(self, request: Request) -> Response:
         upload = DocumentUploadSerializer(data=request.data)
         try:
+            upload_read_check(request=request)
             upload.is_valid(raise_exception=True)
+            upload_quota_take(user_id=request.user.pk, files=1)  # type: ignore[arg-type]  # signed in
+        except UploadRefused as exc:
+            return _error(exc.code, str(exc), exc.status)
         except ValidationError as exc:
             return _error("invalid_request", _first_message(exc.detail), 400)
         data = upload.validated_data
@@ -91,6 +114,11 @@ class DocumentListCreateView(ListAPIView[Document], APIView):
         response = Response(body, status=status.HTTP_202_ACCEPTED)
         response["Location"] = body["status_url"]
         return response
+
+
+def _refused_json(refused: UploadRefused) -> JsonResponse:
+    body = {"error": {"code": refused.code, "message": str(refused)}}
+    return JsonResponse(body, status=refused.status)
 
 
 def _refusal(error: DocumentError) -> Response:

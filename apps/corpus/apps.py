@@ -8,3 +8,6 @@ class CorpusConfig(AppConfig):
 
     def ready(self) -> None:
         from apps.corpus import checks  # noqa: F401 - registers the pgvector check
+        from apps.corpus.originals import originals_cleanup_connect
+
+        originals_cleanup_connect()

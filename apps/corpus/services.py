@@ -18,6 +18,7 @@ from django.core.files.base import ContentFile
 
 from apps.corpus.embedders import Embedder, EmbedderError, default_embedder
 from apps.corpus.models import Collection, Document, DocumentStatus
+from apps.corpus.originals import original_discard_on_commit
 from apps.corpus.parsing import DocumentError, UnsupportedFileType, detect_mime_type
 from apps.corpus.processing import (
     ProcessResult,
@@ -75,8 +76,11 @@ def document_submit(
     document.domain = domain or document.domain
     document.document_type = document_type or document.document_type
     document.status, document.error_message, document.progress = DocumentStatus.PENDING, "", 0
+    superseded = existing.file.name if existing and existing.file else ""
     document.file.save(filename, ContentFile(data), save=False)
     document.save()
+    if superseded != document.file.name:
+        original_discard_on_commit(name=superseded or "")
     return SubmitResult(document=document, created=existing is None, unchanged=False)
 
 
@@ -103,6 +107,8 @@ def document_process(
         return document_index(document, embedder or default_embedder(), on_progress)
     except DocumentError as exc:
         document_fail(document, str(exc))
+    except FileNotFoundError:
+        document_fail(document, "The original file is missing from storage; upload it again.")
     except EmbedderError as exc:
         document_fail(
             document, f"The embedding model could not be reached; try again later. ({exc})"

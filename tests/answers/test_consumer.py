@@ -20,6 +20,7 @@ from apps.answers.models import Turn, TurnStatus
 from apps.answers.selectors import turn_events_since
 from ragplatform.routing import websocket_urlpatterns
 from tests.answers.fakes import ANSWER_TEXT, ScriptedComposer
+from tests.answers.sockets import socket_login
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -40,7 +41,7 @@ def slow() -> ScriptedComposer:
 
 async def connected(user: Any) -> WebsocketCommunicator:
     communicator = WebsocketCommunicator(URLRouter(websocket_urlpatterns), "/ws/chat/")
-    communicator.scope["user"] = user
+    await socket_login(communicator, user)
     connected, _ = await communicator.connect()
     assert connected
     return communicator
@@ -345,3 +346,52 @@ async def test_over_the_redis_channel_layer(
     await communicator.disconnect()
     assert received[-1]["type"] == "finished"
     await layer.flush()
+
+
+async def _logged_out(communicator: WebsocketCommunicator) -> None:
+    """What the logout view does to the session the socket connected with."""
+    session = communicator.scope["session"]
+    await sync_to_async(session.flush)()
+
+
+async def test_a_socket_stops_working_once_its_session_is_logged_out(user: User) -> None:
+    communicator = await connected(user)
+    await communicator.send_json_to({"type": "resume", "turn": 10**9, "last_seq": 0})
+    assert (await communicator.receive_json_from(timeout=5))["data"]["code"] == "not_found"
+
+    await _logged_out(communicator)
+    await communicator.send_json_to({"type": "ask", "question": "How many days of leave?"})
+    assert await communicator.receive_output(timeout=5) == {
+        "type": "websocket.close",
+        "code": 4401,
+    }
+    assert not await Turn.objects.filter(conversation__user=user).aexists()
+
+
+async def test_a_socket_of_a_deactivated_user_is_closed(user: User) -> None:
+    communicator = await connected(user)
+    user.is_active = False
+    await user.asave(update_fields=["is_active"])
+    await communicator.send_json_to({"type": "cancel"})
+    assert await communicator.receive_output(timeout=5) == {
+        "type": "websocket.close",
+        "code": 4401,
+    }
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"type": "resume", "turn": 2**63, "last_seq": 0},
+        {"type": "resume", "turn": 1, "last_seq": 10**30},
+        {"type": "resume", "turn": "1", "last_seq": "²"},
+    ],
+)
+async def test_resume_with_numbers_out_of_range_is_an_invalid_request(
+    user: User, message: Envelope
+) -> None:
+    communicator = await connected(user)
+    await communicator.send_json_to(message)
+    reply = await communicator.receive_json_from(timeout=5)
+    await communicator.disconnect()
+    assert reply["type"] == "failed" and reply["data"]["code"] == "invalid_request"

@@ -18,6 +18,7 @@ from apps.answers.services import InvalidQuestion
 from apps.answers.turn.entry import RateLimited
 from apps.answers.views import HTTP_STATUS
 from ragplatform.routing import websocket_urlpatterns
+from tests.answers.sockets import socket_login
 
 UNKNOWN_CONVERSATION = "1b4e28ba-2fa1-11d2-883f-0016d3cca427"
 UNKNOWN_TURN = 999999
@@ -48,7 +49,7 @@ def test_every_refusal_code_has_an_http_status() -> None:
 
 async def _socket_code(user: User, message: dict[str, Any]) -> str:
     communicator = WebsocketCommunicator(URLRouter(websocket_urlpatterns), "/ws/chat/")
-    communicator.scope["user"] = user
+    await socket_login(communicator, user)
     await communicator.connect()
     await communicator.send_json_to(message)
     reply = await communicator.receive_json_from(timeout=5)

@@ -161,7 +161,13 @@ async def test_events_replay_after_last_seq_and_header(
     by_header = await client.get(url, headers={**SSE, "Last-Event-ID": "5"})
     assert [f["data"] for f in await frames(by_header)] == everything[5:]
 
-    assert (await client.get(url, {"last_seq": "-1"}, headers=SSE)).status_code == 400
+    # Superscript and Arabic-Indic digits pass str.isdigit(), and int() takes the latter.
+    for odd in ["-1", "²", "١٢", "9" * 5000, " ", "1e3"]:
+        refused = await client.get(url, {"last_seq": odd}, headers=SSE)
+        assert refused.status_code == 400, odd
+        assert "last_seq" in json.loads(refused.content)["error"]["message"]
+    odd_header = await client.get(url, headers={**SSE, "Last-Event-ID": "²"})
+    assert odd_header.status_code == 400
     assert (await client.get(url)).status_code == 406
     stranger = await sync_to_async(django_user_model.objects.create_user)(
         "eve", password="x-long-pass"

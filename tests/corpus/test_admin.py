@@ -201,7 +201,7 @@ def test_upload_twice_reports_unchanged_and_a_new_collection_is_created(
     assert Document.objects.filter(collection__name="Handbook").count() == 2
 
 
-def test_upload_too_large_is_refused_per_file(
+def test_upload_with_a_file_over_the_limit_is_refused_before_it_is_read(
     admin_client: Client, settings: LazySettings, django_capture_on_commit_callbacks: OnCommit
 ) -> None:
     settings.RAG_MAX_UPLOAD_BYTES = 100
@@ -209,14 +209,16 @@ def test_upload_too_large_is_refused_per_file(
     with django_capture_on_commit_callbacks() as callbacks:
         response = _upload(
             admin_client,
-            [("big.txt", b"a" * 101), ("small.txt", b"fine")],
+            [("small.txt", b"fine"), ("big.txt", b"a" * 101)],
             collection=collection.pk,
         )
 
-    (message,) = _messages(response)
-    assert message.startswith("1 queued, 0 unchanged, 1 refused: big.txt: The file is 101 bytes")
-    assert len(callbacks) == 1
-    assert list(Document.objects.values_list("filename", flat=True)) == ["small.txt"]
+    # The upload handler stopped at the limit, so the batch is refused as a whole.
+    assert response.status_code == 200
+    errors = response.context["form"].non_field_errors()
+    assert "big.txt is larger than the limit of 100\xa0bytes per file" in errors
+    assert not callbacks
+    assert not Document.objects.exists()
 
 
 @pytest.mark.parametrize(

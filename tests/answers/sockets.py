@@ -1,0 +1,27 @@
+"""A chat socket in tests that is logged in the way a browser's is: through a stored session."""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+
+
+def _session_for(user: Any) -> Any:
+    store = import_module(settings.SESSION_ENGINE).SessionStore()
+    if user is not None and user.is_authenticated:
+        store[SESSION_KEY] = str(user.pk)
+        store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        store[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        store.save()
+    return store
+
+
+async def socket_login(communicator: WebsocketCommunicator, user: Any) -> None:
+    """What channels' AuthMiddlewareStack puts in the scope for a browser with this login."""
+    communicator.scope["user"] = user
+    communicator.scope["session"] = await sync_to_async(_session_for)(user)
