@@ -70,7 +70,10 @@ def test_production_turns_on_secure_transport_and_turns_off_basic_auth() -> None
     assert values["hsts"] == 31_536_000
     assert values["proxy_header"] == ["HTTP_X_FORWARDED_PROTO", "https"]
     assert values["whitenoise"]
-    assert values["auth"] == ["rest_framework.authentication.SessionAuthentication"]
+    assert values["auth"] == [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ]  # no Basic auth in production
 
 
 def test_development_keeps_cookies_plain_and_basic_auth() -> None:
