@@ -12,10 +12,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.corpus.access import collection_ids_readable
 from apps.corpus.models import Document
 from apps.corpus.parsing import DocumentError, UnsupportedFileType
 from apps.corpus.selectors import documents_list
-from apps.corpus.services import FileTooLarge, collection_get_or_create
+from apps.corpus.services import FileTooLarge
+from apps.corpus.upload_targets import UploadRefused, collection_for_upload
 from apps.corpus.uploads import files_ingest, upload_incoming
 
 
@@ -66,7 +68,7 @@ class DocumentListCreateView(ListAPIView[Document], APIView):
     parser_classes = [MultiPartParser, FormParser]
 
     def get_queryset(self) -> QuerySet[Document]:
-        return documents_list()
+        return _readable_documents(self.request)
 
     def post(self, request: Request) -> Response:
         upload = DocumentUploadSerializer(data=request.data)
@@ -75,9 +77,13 @@ class DocumentListCreateView(ListAPIView[Document], APIView):
         except ValidationError as exc:
             return _error("invalid_request", _first_message(exc.detail), 400)
         data = upload.validated_data
+        try:
+            collection = collection_for_upload(user=request.user, name=data["collection"])
+        except UploadRefused as exc:
+            return _error(exc.code, str(exc), exc.status)
         (outcome,) = files_ingest(
             files=[upload_incoming(data["file"])],
-            collection=collection_get_or_create(name=data["collection"]),
+            collection=collection,
             wait=False,
             domain=data["domain"],
             document_type=data["document_type"],
@@ -112,4 +118,9 @@ class DocumentDetailView(RetrieveAPIView[Document]):
     serializer_class = DocumentSerializer
 
     def get_queryset(self) -> QuerySet[Document]:
-        return documents_list()
+        return _readable_documents(self.request)
+
+
+def _readable_documents(request: Request) -> QuerySet[Document]:
+    # An unreadable document is a 404, exactly like a missing one.
+    return documents_list(collection_ids=collection_ids_readable(user=request.user))
