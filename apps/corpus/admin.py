@@ -313,7 +313,9 @@ class ChunkDocumentFilter(admin.SimpleListFilter):
         value = self.value()
         if not value or not value.isdigit():
             return []
-        document = Document.objects.filter(pk=int(value)).only("title", "filename").first()
+        # Named only if this admin user may see it: the id in the URL is the user's to choose.
+        documents = documents_in_admin(request, Document.objects.only("title", "filename"))
+        document = documents.filter(pk=int(value)).first()
         return [(value, str(document))] if document else []
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:

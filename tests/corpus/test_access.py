@@ -43,8 +43,8 @@ def public() -> Collection:
     return CollectionFactory.create(name="Public", public=True)
 
 
-def _user(name: str, *groups: Group, change_document: bool = False, **flags: bool) -> User:
-    user = User.objects.create_user(name, password="a-long-test-password", **flags)
+def _user(name: str, *groups: Group, change_document: bool = False, active: bool = True) -> User:
+    user = User.objects.create_user(name, password="a-long-test-password", is_active=active)
     user.groups.add(*groups)
     if change_document:
         user.user_permissions.add(Permission.objects.get(codename="change_document"))
@@ -95,7 +95,7 @@ def test_superusers_read_and_write_everything(private: Collection) -> None:
 def test_inactive_and_anonymous_users_read_nothing(private: Collection, public: Collection) -> None:
     group = Group.objects.create(name="g")
     private.writer_groups.add(group)
-    inactive = _user("gone", group, change_document=True, is_active=False)
+    inactive = _user("gone", group, change_document=True, active=False)
     inactive_boss = User.objects.create_superuser("old", password="x-long-pass", is_active=False)
     for user in (inactive, inactive_boss, AnonymousUser()):
         assert collection_ids_readable(user=user) == frozenset()
@@ -136,8 +136,8 @@ def test_a_search_restricted_to_no_collection_finds_nothing(embedder: CountingEm
     assert chunks_dense_search(embedding=vector, filters=own, limit=5)
     assert chunks_dense_search(embedding=vector, filters=nothing, limit=5) == []
     for scoring in ("bm25", "ts_rank_cd"):
-        assert chunks_keyword_search(query=query, filters=own, limit=5, scoring=scoring)  # type: ignore[arg-type]
-        assert chunks_keyword_search(query=query, filters=nothing, limit=5, scoring=scoring) == []  # type: ignore[arg-type]
+        assert chunks_keyword_search(query=query, filters=own, limit=5, scoring=scoring)
+        assert chunks_keyword_search(query=query, filters=nothing, limit=5, scoring=scoring) == []
     # The SQL itself honours an empty set, should a caller skip the short cut.
     sql, params = dense_search_sql(embedding=vector, filters=nothing, limit=5)
     with connection.cursor() as cursor:
