@@ -48,16 +48,47 @@ def turn_events_visible(
     """`events` of one turn with what the reader may no longer see taken out."""
     if readable is None:
         return list(events)
-    fallback = _fallback_documents(turn_id, events)
-    visible = documents_visible(readable=readable, document_ids=[*_document_ids(events), *fallback])
+    scope = _scope(turn_id, events)
+    visible = documents_visible(
+        readable=readable,
+        document_ids=[*_document_ids([*events, *scope.clarification]), *scope.fallback],
+    )
     kept: list[Envelope] = []
     for envelope in events:
-        data = _data_visible(envelope, visible, fallback, turn_id)
+        data = _data_visible(envelope, visible, scope)
         if data is not None:
             kept.append(
                 Envelope(seq=envelope["seq"], turn=turn_id, type=envelope["type"], data=data)
             )
     return kept
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """What filtering `events` needs beyond them: the documents behind suggestions stored
+    before they named theirs, and the clarification a `finished` event repeats."""
+
+    fallback: tuple[int, ...]
+    clarification: tuple[Envelope, ...]
+
+
+def _scope(turn_id: int, events: Sequence[Envelope]) -> _Scope:
+    clarification: tuple[Envelope, ...] = ()
+    if any(
+        e["type"] == EventType.FINISHED and e["data"].get("action") == "clarify" for e in events
+    ):
+        stored = TurnEvent.objects.filter(turn_id=turn_id, type=EventType.CLARIFICATION).first()
+        if stored is not None:
+            clarification = (
+                Envelope(seq=stored.seq, turn=turn_id, type=stored.type, data=stored.data),
+            )
+    legacy = {EventType.FOLLOWUPS, EventType.CLARIFICATION}
+    if not any(
+        e["type"] in legacy and "documents" not in e["data"] for e in [*events, *clarification]
+    ):
+        return _Scope((), clarification)
+    cited = Citation.objects.filter(turn_id=turn_id, document__isnull=False)
+    return _Scope(tuple(cited.values_list("document_id", flat=True)), clarification)
 
 
 def citations_visible(
@@ -80,19 +111,9 @@ def _document_ids(events: Sequence[Envelope]) -> list[int]:
     return [i for i in ids if isinstance(i, int)]
 
 
-def _fallback_documents(turn_id: int, events: Sequence[Envelope]) -> tuple[int, ...]:
-    """For suggestions stored before they named their documents: the turn's cited ones."""
-    legacy = {EventType.FOLLOWUPS, EventType.CLARIFICATION, EventType.FINISHED}
-    if not any(e["type"] in legacy and "documents" not in e["data"] for e in events):
-        return ()
-    cited = Citation.objects.filter(turn_id=turn_id, document__isnull=False)
-    return tuple(cited.values_list("document_id", flat=True))
-
-
-def _data_visible(
-    envelope: Envelope, visible: Visible, fallback: Sequence[int], turn_id: int
-) -> dict[str, Any] | None:
+def _data_visible(envelope: Envelope, visible: Visible, scope: _Scope) -> dict[str, Any] | None:
     kind, data = envelope["type"], envelope["data"]
+    fallback = scope.fallback
     if kind == EventType.CITATION:
         return data if visible.has(data.get("document")) else None
     if kind == EventType.SEARCH_RESULTS:
@@ -103,12 +124,10 @@ def _data_visible(
         return data if visible.has_all(sources) else {**data, "questions": []}
     if kind == EventType.CLARIFICATION:
         return _clarification_visible(data, visible, fallback)
-    if kind == EventType.FINISHED and data.get("action") == "clarify":
+    if kind == EventType.FINISHED and data.get("action") == "clarify" and scope.clarification:
         # The finished event repeats the clarifying question, topics included.
-        stored = TurnEvent.objects.filter(turn_id=turn_id, type=EventType.CLARIFICATION).first()
-        if stored is not None:
-            clarified = _clarification_visible(stored.data, visible, fallback)
-            return {**data, "answer": clarified["question"]}
+        clarified = _clarification_visible(scope.clarification[0]["data"], visible, fallback)
+        return {**data, "answer": clarified["question"]}
     return data
 
 

@@ -68,9 +68,12 @@ def test_clarification_keeps_only_readable_topics_also_in_the_finished_event(
     assert clarified["data"]["options"] == ["Leave"]
     assert "Salaries" not in clarified["data"]["question"]
     assert finished["data"]["answer"] == clarified["data"]["question"]
-    # A replay that starts after the clarification still rewrites the finished event.
+    # A replay that starts after the clarification still rewrites the finished event...
     (only_end,) = turn_events_visible(turn_id=turn.pk, events=stored[1:], readable=readable)
-    assert "Salaries" not in only_end["data"]["answer"]
+    assert only_end["data"]["answer"] == clarified["data"]["question"]
+    # ...and leaves it whole for a reader who still reads both.
+    both = frozenset({kept.collection_id, hidden.collection_id})
+    assert turn_events_visible(turn_id=turn.pk, events=stored[1:], readable=both) == stored[1:]
 
 
 def test_suggestions_stored_without_their_documents_follow_the_cited_ones(

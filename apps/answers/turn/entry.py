@@ -18,6 +18,7 @@ from uuid import UUID
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from apps.answers.events import TERMINAL_EVENTS, Envelope, FailureCode
@@ -97,8 +98,9 @@ def _turn_open(
         conversation = conversation_start(user_id=user_id)
     else:
         conversation = conversation_get(conversation_id=conversation_id, user_id=user_id)
-    turn = turn_start(conversation=conversation, question=cleaned)
-    turn_readable_record(turn_id=turn.pk, collection_ids=collection_ids)
+    with transaction.atomic():  # a turn never exists without the record of what it may read
+        turn = turn_start(conversation=conversation, question=cleaned)
+        turn_readable_record(turn_id=turn.pk, collection_ids=collection_ids)
     return OpenedTurn(turn=turn, filters=SearchFilters(collection_ids=collection_ids))
 
 
