@@ -128,3 +128,38 @@ def test_admin_upload_is_refused_and_changes_nothing(world: World) -> None:
     # The editor's own collection takes the upload.
     assert _admin_upload(world.users["editor_a"], collection=world.a.pk).status_code == 302
     assert _state() != before
+
+
+def test_an_editor_cannot_move_a_document_into_a_collection_they_cannot_write(
+    world: World,
+) -> None:
+    document = Document.objects.filter(collection=world.a).first()
+    assert document is not None
+    client = Client()
+    client.force_login(world.users["editor_a"])
+    url = f"/admin/corpus/document/{document.pk}/change/"
+    body = {"collection": world.b.pk, "domain": "", "document_type": ""}
+    response = client.post(url, body)
+    assert response.status_code == 200 and "Select a valid choice" in response.content.decode()
+    document.refresh_from_db()
+    assert document.collection_id == world.a.pk
+
+
+def test_admins_set_who_reads_and_writes_a_collection(world: World) -> None:
+    client = Client()
+    client.force_login(world.users["superuser"])
+    url = f"/admin/corpus/collection/{world.b.pk}/change/"
+    page = client.get(url).content.decode()
+    assert 'name="public"' in page and 'name="reader_groups"' in page
+    readers = Group.objects.get(name="a-readers")
+    body = {"name": "B", "description": "", "public": "on", "reader_groups": [readers.pk]}
+    assert client.post(url, body).status_code == 302
+    world.b.refresh_from_db()
+    assert world.b.public and list(world.b.reader_groups.all()) == [readers]
+    # An editor sees only the collections they write, and cannot change them.
+    editor = Client()
+    editor.force_login(world.users["editor_a"])
+    listed = editor.get("/admin/corpus/collection/").content.decode()
+    assert f"/admin/corpus/collection/{world.a.pk}/change/" in listed
+    assert f"/admin/corpus/collection/{world.b.pk}/change/" not in listed
+    assert editor.post(f"/admin/corpus/collection/{world.a.pk}/change/", body).status_code == 403
