@@ -29,8 +29,11 @@ def platform_bootstrap(*, say: Callable[[str], None]) -> None:
     call_command("migrate", interactive=False, verbosity=0)
     if password := admin_ensure():
         say(f"Created the admin account: user 'admin', password '{password}' (shown only once).")
+    # Public, so a user created after first start can ask about the guide straight away.
     collection = collection_get_or_create(
-        name=DEMO_COLLECTION, description="The platform's own user guide (demo corpus)."
+        name=DEMO_COLLECTION,
+        description="The platform's own user guide (demo corpus).",
+        public=True,
     )
     outcomes = paths_ingest(
         paths=[str(settings.RAG_DEMO_DOCS_DIR)], collection=collection, wait=True

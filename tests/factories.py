@@ -24,6 +24,7 @@ class CollectionFactory(factory.django.DjangoModelFactory[Collection]):
 
     name = factory.Sequence(lambda n: f"Collection {n}")
     description = "Test documents"
+    public = True  # readable by every signed-in user unless a test is about access
 
 
 def _sha256(data: bytes) -> str:

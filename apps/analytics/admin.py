@@ -26,6 +26,7 @@ from apps.answers.composing.confidence import ConfidenceBand
 from ragplatform.admin_base import EstimatedCountPaginator, ReadOnlyAdmin
 
 DASHBOARD_DAYS = 30
+DASHBOARD_PERMISSION = "analytics.view_dailyturncount"
 
 # --- Categories and the dashboard ------------------------------------------------------------
 
@@ -88,7 +89,8 @@ class CategoryAdmin(admin.ModelAdmin[Category]):
         return Truncator(category.description).chars(90)
 
     def dashboard_view(self, request: HttpRequest) -> HttpResponse:
-        if not self.has_view_permission(request):
+        # The analysts' permission: the aggregates, not the categories list or any question.
+        if not request.user.has_perm(DASHBOARD_PERMISSION):
             raise PermissionDenied
         board = dashboard_get(days=DASHBOARD_DAYS)
         total = board.total

@@ -26,7 +26,7 @@ from apps.answers.audit import (
     timeline_bars,
 )
 from apps.answers.models import Citation, CitationKind, Conversation, Turn
-from apps.corpus.models import Chunk
+from apps.corpus.models import Chunk, Collection
 
 MAX_EVENTS = 500
 
@@ -64,6 +64,7 @@ class TurnAuditPage:
             "variants": [v for v in trace.get("variants") or [] if isinstance(v, Mapping)],
             "classification_json": json.dumps(turn.classification, indent=2, ensure_ascii=False),
             "categories": _categories(turn.conversation),
+            "readable_collections": _readable_names(turn),
             "conversation_url": self._url("answers_conversation_change", turn.conversation_id),
             "timeline": timeline_bars(timings),
             "stage_tables": [
@@ -191,3 +192,13 @@ def _categories(conversation: Conversation) -> list[tuple[str, float]]:
     # so go through the relation.
     links = conversation.category_links.select_related("category").order_by("-score")
     return [(link.category.name, link.score) for link in links]
+
+
+def _readable_names(turn: Turn) -> list[str] | None:
+    """The collections the turn could read, by name (None: every collection); one deleted
+    since is shown by its id."""
+    ids = turn.readable_collections
+    if ids is None:
+        return None
+    names = dict(Collection.objects.filter(pk__in=ids).values_list("pk", "name"))
+    return [names.get(i, f"#{i} (deleted)") for i in ids]

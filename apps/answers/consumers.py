@@ -251,7 +251,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def _follow_stored(self, turn_id: int, last_seq: int) -> None:
         # Finished here, or still being answered by another process: the store has it all.
-        async for envelope in turn_follow(turn_id=turn_id, last_seq=last_seq):
+        async for envelope in turn_follow(turn_id=turn_id, user_id=self.user_id, last_seq=last_seq):
             self._post(envelope)
 
     async def _stop_current(self) -> None:

@@ -69,6 +69,10 @@ class Turn(models.Model):
     strategy = models.CharField(max_length=10, blank=True)
     action = models.CharField(max_length=16, blank=True, choices=value_choices(TurnAction))
     classification = models.JSONField(default=dict, blank=True)
+    # The collection ids the turn could retrieve from, as decided when it opened; null means
+    # every collection (a superuser, or the operator at the command line). Ids, not a relation:
+    # the record must survive a collection being deleted.
+    readable_collections = models.JSONField(null=True, blank=True)
     # Answer quality
     confidence = models.FloatField(null=True, blank=True)
     confidence_band = models.CharField(max_length=6, blank=True)

@@ -6,12 +6,15 @@ from datetime import datetime
 from typing import TypeVar
 from uuid import UUID
 
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import Model, QuerySet
 
 from apps.answers.events import Envelope
 from apps.answers.models import Conversation, Turn, TurnEvent, TurnStatus
 from apps.answers.routing.types import HistoryMessage
 from apps.answers.routing.window import conversation_window
+from apps.corpus.access import collection_ids_readable
 
 
 def turn_events_since(*, turn_id: int, last_seq: int = 0) -> list[Envelope]:
@@ -77,3 +80,12 @@ def turns_asked_since(*, user_id: int, since: datetime) -> int:
 
 def turn_is_streaming(*, turn_id: int) -> bool:
     return Turn.objects.filter(pk=turn_id, status=TurnStatus.STREAMING).exists()
+
+
+def user_collection_ids_readable(*, user_id: int | None) -> frozenset[int] | None:
+    """The collections a user may read (None: all). `user_id` None is the operator at the
+    command line; a user deleted since signing in reads nothing, like an anonymous one."""
+    if user_id is None:
+        return None
+    user = get_user_model().objects.filter(pk=user_id).first()
+    return collection_ids_readable(user=user or AnonymousUser())

@@ -3,7 +3,7 @@ here, from the typed outcome of one stage (`outcomes.py`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -65,6 +65,12 @@ def turn_start(*, conversation: Conversation, question: str) -> Turn:
         )
         Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
     return turn
+
+
+def turn_readable_record(*, turn_id: int, collection_ids: Collection[int] | None) -> None:
+    """Which collections the turn could read (None: all), for the audit."""
+    ids = None if collection_ids is None else sorted(collection_ids)
+    Turn.objects.filter(pk=turn_id).update(readable_collections=ids)
 
 
 def turn_classified_record(*, turn_id: int, classified: TurnClassified) -> None:

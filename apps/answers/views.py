@@ -24,10 +24,11 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.answers.events import EventType, FailureCode
+from apps.answers.events import Envelope, EventType, FailureCode
 from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnEvent
 from apps.answers.refusals import REFUSALS, refusal_code
-from apps.answers.selectors import conversations_for_user, turn_get
+from apps.answers.replay import citations_visible, turn_events_visible
+from apps.answers.selectors import conversations_for_user, turn_get, user_collection_ids_readable
 from apps.answers.services import InvalidQuestion
 from apps.answers.turn.entry import (
     conversation_id_parse,
@@ -61,7 +62,7 @@ def chat_page(request: HttpRequest, conversation_id: UUID | None = None) -> Http
         conversation = mine.filter(pk=conversation_id).first()
         if conversation is None:
             raise Http404("No such conversation")
-    turns = _turns(conversation) if conversation else []
+    turns = _turns(conversation, user_id=user_id) if conversation else []
     context = {
         "conversations": _sidebar(user_id),
         "conversation": conversation,
@@ -82,19 +83,37 @@ def _sidebar(user_id: int) -> list[Conversation]:
     return list(conversations[:100])
 
 
-def _turns(conversation: Conversation) -> list[dict[str, Any]]:
+_SHOWN_EVENTS = (EventType.SEARCH_RESULTS, EventType.CLARIFICATION, EventType.FOLLOWUPS)
+
+
+def _turns(conversation: Conversation, *, user_id: int) -> list[dict[str, Any]]:
     cited = Citation.objects.filter(kind=CitationKind.CITED).order_by("position", "alias")
-    results = TurnEvent.objects.filter(type=EventType.SEARCH_RESULTS)
+    shown = TurnEvent.objects.filter(type__in=_SHOWN_EVENTS).order_by("seq")
     turns = conversation.turns.order_by("index").prefetch_related(
         Prefetch("citations", queryset=cited, to_attr="cited"),
-        Prefetch("events", queryset=results, to_attr="search_events"),
+        Prefetch("events", queryset=shown, to_attr="shown_events"),
     )
-    return [_turn_view(turn) for turn in turns]
+    readable = user_collection_ids_readable(user_id=user_id)
+    return [_turn_view(turn, readable) for turn in turns]
 
 
-def _turn_view(turn: Turn) -> dict[str, Any]:
-    citations = [_citation_view(number, c) for number, c in enumerate(turn.cited, start=1)]  # type: ignore[attr-defined]
-    search = turn.search_events[0].data if turn.search_events else {}  # type: ignore[attr-defined]
+def _turn_view(turn: Turn, readable: frozenset[int] | None) -> dict[str, Any]:
+    """What the page shows of a stored turn, without what its reader may no longer read."""
+    cited = citations_visible(citations=turn.cited, readable=readable)  # type: ignore[attr-defined]
+    citations = [_citation_view(number, c) for number, c in enumerate(cited, start=1)]
+    stored = [
+        Envelope(seq=e.seq, turn=turn.pk, type=e.type, data=e.data)
+        for e in turn.shown_events  # type: ignore[attr-defined]
+    ]
+    shown = {
+        e["type"]: e["data"]
+        for e in turn_events_visible(turn_id=turn.pk, events=stored, readable=readable)
+    }
+    search = shown.get(EventType.SEARCH_RESULTS, {})
+    if EventType.CLARIFICATION in shown:
+        turn.answer = shown[EventType.CLARIFICATION].get("question", turn.answer)
+    if EventType.FOLLOWUPS in shown:
+        turn.followups = shown[EventType.FOLLOWUPS].get("questions", [])
     return {
         "turn": turn,
         "segments": _segments(turn.answer, citations),
@@ -194,7 +213,7 @@ async def turn_events_replay(request: HttpRequest, turn_id: int) -> HttpResponse
         await sync_to_async(turn_get)(turn_id=turn_id, user_id=user.pk)
     except REFUSALS as exc:
         return _error(refusal_code(exc), str(exc))
-    return _stream(turn_follow(turn_id=turn_id, last_seq=last_seq))
+    return _stream(turn_follow(turn_id=turn_id, user_id=user.pk, last_seq=last_seq))
 
 
 def seq_parse(raw: str) -> int | None:

@@ -1,37 +1,58 @@
-"""Which collections a user may read and write: the one place that turns a user into them.
+"""Who may read and write which collections: the one place a user becomes collection ids.
 
-Placeholder until collection access lands (replaced by the access work): everything is
-readable and only superusers write. The signatures are the shared contract; callers must not
-rely on the placeholder's bodies.
+A collection is readable by every signed-in user when it is public, else by the members of its
+reader or writer groups; writable by members of its writer groups who also hold
+`corpus.change_document`. Superusers read and write everything; an inactive or anonymous user
+reads nothing. `None` as the user is the operator at the command line, who reads everything.
 """
 
 from __future__ import annotations
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from apps.corpus.models import Collection
 
+WRITE_PERMISSION = "corpus.change_document"
+Reader = AbstractBaseUser | AnonymousUser | None
 
-def collections_readable(*, user: AbstractBaseUser | AnonymousUser | None) -> QuerySet[Collection]:
-    return Collection.objects.all()
+
+def _signed_in(user: AbstractBaseUser | AnonymousUser) -> bool:
+    return bool(user.is_authenticated and user.is_active)
 
 
-def collection_ids_readable(
-    *, user: AbstractBaseUser | AnonymousUser | None
-) -> frozenset[int] | None:
-    """None is unrestricted: the operator at the command line (user None) and superusers."""
-    if user is None or getattr(user, "is_superuser", False):
+def _unrestricted(user: Reader) -> bool:
+    return user is None or (_signed_in(user) and bool(getattr(user, "is_superuser", False)))
+
+
+def collections_readable(*, user: Reader) -> QuerySet[Collection]:
+    if _unrestricted(user):
+        return Collection.objects.all()
+    if user is None or not _signed_in(user):
+        return Collection.objects.none()
+    groups = Q(reader_groups__user=user.pk) | Q(writer_groups__user=user.pk)
+    readable = Collection.objects.filter(groups).values("pk")
+    # A sub-select, not a join: a user in two of a collection's groups sees it once.
+    return Collection.objects.filter(Q(public=True) | Q(pk__in=readable))
+
+
+def collection_ids_readable(*, user: Reader) -> frozenset[int] | None:
+    """The ids of the collections `user` may read; None means every collection (the operator
+    at the command line and superusers), so callers can skip the filter altogether."""
+    if _unrestricted(user):
         return None
-    return frozenset(Collection.objects.values_list("pk", flat=True))
-
-
-def collection_writable(*, user: AbstractBaseUser, collection: Collection) -> bool:
-    return bool(getattr(user, "is_superuser", False))
+    return frozenset(collections_readable(user=user).values_list("pk", flat=True))
 
 
 def collections_writable(*, user: AbstractBaseUser) -> QuerySet[Collection]:
-    if getattr(user, "is_superuser", False):
+    if _unrestricted(user):
         return Collection.objects.all()
-    return Collection.objects.none()
+    if not _signed_in(user) or not user.has_perm(WRITE_PERMISSION):  # type: ignore[attr-defined]
+        return Collection.objects.none()
+    writable = Collection.objects.filter(writer_groups__user=user.pk).values("pk")
+    return Collection.objects.filter(pk__in=writable)
+
+
+def collection_writable(*, user: AbstractBaseUser, collection: Collection) -> bool:
+    return collections_writable(user=user).filter(pk=collection.pk).exists()

@@ -23,10 +23,12 @@ from django.utils.safestring import SafeString
 from django.utils.text import Truncator
 from django.utils.translation import ngettext
 
+from apps.corpus.access import collections_writable
+from apps.corpus.admin_scope import chunks_in_admin, collections_in_admin, documents_in_admin
 from apps.corpus.forms import DocumentUploadForm
 from apps.corpus.models import Chunk, Collection, Document, DocumentStatus
-from apps.corpus.services import collection_get_or_create
 from apps.corpus.upload_guard import UploadRefused, upload_quota_take, upload_read_check
+from apps.corpus.upload_targets import collection_for_upload
 from apps.corpus.uploads import UploadSummary, document_schedule, uploads_ingest
 from ragplatform.admin_base import ReadOnlyAdmin
 from ragplatform.admin_display import NEUTRAL_COLOUR, pill
@@ -47,19 +49,18 @@ if TYPE_CHECKING:
 
 @admin.register(Collection)
 class CollectionAdmin(admin.ModelAdmin[Collection]):
-    list_display = ["name", "documents_link", "ready_count", "created_at"]
+    list_display = ["name", "public", "documents_link", "ready_count", "created_at"]
+    list_filter = ["public"]
     search_fields = ["name"]
+    fields = ["name", "description", "public", "reader_groups", "writer_groups", "created_at"]
+    filter_horizontal = ["reader_groups", "writer_groups"]
     readonly_fields = ["created_at"]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Collection]:
         # One grouped query for the whole page instead of two COUNTs per row.
-        return (
-            super()
-            .get_queryset(request)
-            .annotate(
-                document_count=Count("documents"),
-                ready_count=Count("documents", filter=Q(documents__status=DocumentStatus.READY)),
-            )
+        return collections_in_admin(request, super().get_queryset(request)).annotate(
+            document_count=Count("documents"),
+            ready_count=Count("documents", filter=Q(documents__status=DocumentStatus.READY)),
         )
 
     @admin.display(description="documents", ordering="document_count")
@@ -122,7 +123,13 @@ class DocumentAdmin(admin.ModelAdmin[Document]):
         "language",
         "updated_at",
     ]
-    list_filter = ["status", "collection", "mime_type", "language"]
+    # Only the collections of the listed documents: the filter must not name the others.
+    list_filter = [
+        "status",
+        ("collection", admin.RelatedOnlyFieldListFilter),
+        "mime_type",
+        "language",
+    ]
     search_fields = ["title", "filename", "^sha256"]
     list_select_related = ["collection"]
     actions = ["reprocess"]
@@ -152,6 +159,14 @@ class DocumentAdmin(admin.ModelAdmin[Document]):
         for name in options["fields"]
         if isinstance(name, str) and name not in DOCUMENT_EDITABLE_FIELDS
     ]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Document]:
+        return documents_in_admin(request, super().get_queryset(request))
+
+    def formfield_for_foreignkey(self, db_field: Any, request: HttpRequest, **kwargs: Any) -> Any:
+        if db_field.name == "collection":
+            kwargs["queryset"] = collections_writable(user=request.user)  # type: ignore[arg-type]
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         # A document is only ever created from a file: the upload page replaces the add form.
@@ -248,20 +263,29 @@ class DocumentAdmin(admin.ModelAdmin[Document]):
         if not self.can_upload(request):
             raise PermissionDenied
         posted = request.method == "POST"
-        form = DocumentUploadForm(request.POST, request.FILES) if posted else DocumentUploadForm()
+        writable = collections_writable(user=request.user)  # type: ignore[arg-type]  # admin_view
+        form = (
+            DocumentUploadForm(request.POST, request.FILES, collections=writable)
+            if posted
+            else DocumentUploadForm(collections=writable)
+        )
         if posted and _upload_accepted(request, form):
             data = form.cleaned_data
-            summary = uploads_ingest(
-                uploads=data["uploads"],
-                collection=data["collection"]
-                or collection_get_or_create(name=data["new_collection"]),
-                domain=data["domain"],
-                document_type=data["document_type"],
-            )
-            self.message_user(request, summary.message(), _message_level(summary))
-            return HttpResponseRedirect(
-                reverse(f"{self.admin_site.name}:corpus_document_changelist")
-            )
+            name = data["collection"].name if data["collection"] else data["new_collection"]
+            try:
+                collection = collection_for_upload(user=request.user, name=name)
+            except UploadRefused as exc:
+                form.add_error(None, str(exc))  # shown on the form; nothing was written
+            else:
+                summary = uploads_ingest(
+                    uploads=data["uploads"],
+                    collection=collection,
+                    domain=data["domain"],
+                    document_type=data["document_type"],
+                )
+                self.message_user(request, summary.message(), _message_level(summary))
+                changelist = reverse(f"{self.admin_site.name}:corpus_document_changelist")
+                return HttpResponseRedirect(changelist)
         context = {
             **self.admin_site.each_context(request),
             "title": "Upload documents",
@@ -305,7 +329,9 @@ class ChunkDocumentFilter(admin.SimpleListFilter):
         value = self.value()
         if not value or not value.isdigit():
             return []
-        document = Document.objects.filter(pk=int(value)).only("title", "filename").first()
+        # Named only if this admin user may see it: the id in the URL is the user's to choose.
+        documents = documents_in_admin(request, Document.objects.only("title", "filename"))
+        document = documents.filter(pk=int(value)).first()
         return [(value, str(document))] if document else []
 
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
@@ -354,7 +380,8 @@ class ChunkAdmin(ReadOnlyAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Chunk]:
         # 384 floats and a tsvector per row are never shown; do not fetch them.
-        return super().get_queryset(request).defer("embedding", "search_vector")
+        chunks = super().get_queryset(request).defer("embedding", "search_vector")
+        return chunks_in_admin(request, chunks)
 
     @admin.display(description="text")
     def short_text(self, chunk: Chunk) -> str:

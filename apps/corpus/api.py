@@ -17,16 +17,18 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from apps.corpus.access import collection_ids_readable
 from apps.corpus.models import Document
 from apps.corpus.parsing import DocumentError, UnsupportedFileType
 from apps.corpus.selectors import documents_list
-from apps.corpus.services import FileTooLarge, collection_get_or_create
+from apps.corpus.services import FileTooLarge
 from apps.corpus.upload_guard import (
     UploadRefused,
     single_upload_declared_check,
     upload_quota_take,
     upload_read_check,
 )
+from apps.corpus.upload_targets import collection_for_upload
 from apps.corpus.uploads import files_ingest, upload_incoming
 
 
@@ -77,7 +79,7 @@ class DocumentListCreateView(ListAPIView[Document], APIView):
     parser_classes = [MultiPartParser, FormParser]
 
     def get_queryset(self) -> QuerySet[Document]:
-        return documents_list()
+        return _readable_documents(self.request)
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         # Before authentication: its CSRF check would already parse the body.
@@ -94,6 +96,8 @@ class DocumentListCreateView(ListAPIView[Document], APIView):
         try:
             upload_read_check(request=request)
             upload.is_valid(raise_exception=True)
+            # Who may upload where is decided before the upload counts against the rate.
+            collection = collection_for_upload(user=request.user, name=upload.data["collection"])
             upload_quota_take(user_id=request.user.pk, files=1)  # type: ignore[arg-type]  # signed in
         except UploadRefused as exc:
             return _error(exc.code, str(exc), exc.status)
@@ -102,7 +106,7 @@ class DocumentListCreateView(ListAPIView[Document], APIView):
         data = upload.validated_data
         (outcome,) = files_ingest(
             files=[upload_incoming(data["file"])],
-            collection=collection_get_or_create(name=data["collection"]),
+            collection=collection,
             wait=False,
             domain=data["domain"],
             document_type=data["document_type"],
@@ -142,4 +146,9 @@ class DocumentDetailView(RetrieveAPIView[Document]):
     serializer_class = DocumentSerializer
 
     def get_queryset(self) -> QuerySet[Document]:
-        return documents_list()
+        return _readable_documents(self.request)
+
+
+def _readable_documents(request: Request) -> QuerySet[Document]:
+    # An unreadable document is a 404, exactly like a missing one.
+    return documents_list(collection_ids=collection_ids_readable(user=request.user))

@@ -7,6 +7,7 @@ from typing import Any
 from django import forms
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
+from django.db.models import QuerySet
 
 from apps.corpus.models import Collection
 from apps.corpus.parsing import supported_suffixes_text
@@ -47,6 +48,13 @@ class DocumentUploadForm(forms.Form):
             f"({supported_suffixes_text()}); several files at once."
         ),
     )
+
+    def __init__(
+        self, *args: Any, collections: QuerySet[Collection] | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        if collections is not None:  # only the collections the uploader may write
+            self.fields["collection"].queryset = collections  # type: ignore[attr-defined]
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.models import Group
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
 from django.db import models
@@ -12,8 +13,30 @@ EMBEDDING_DIMENSIONS = 384
 
 
 class Collection(models.Model):
+    """A named set of documents, and who may read and write it (rules in `access.py`)."""
+
     name = models.CharField(max_length=200, unique=True)
     description = models.TextField(blank=True)
+    # New collections are private until an admin opens them up: nobody reads a collection
+    # by accident.
+    public = models.BooleanField(
+        default=False, help_text="Readable by every signed-in user, whatever their groups."
+    )
+    reader_groups = models.ManyToManyField(
+        Group,
+        blank=True,
+        related_name="readable_collections",
+        help_text="Members may ask about, search and open this collection's documents.",
+    )
+    writer_groups = models.ManyToManyField(
+        Group,
+        blank=True,
+        related_name="writable_collections",
+        help_text=(
+            "Members may also read, and those allowed to change documents may upload, "
+            "replace and delete this collection's documents."
+        ),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

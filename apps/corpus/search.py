@@ -26,17 +26,28 @@ _TERM = re.compile(r"\w+(?:[\u200c'’]\w+)*", re.UNICODE)
 
 @dataclass(frozen=True)
 class SearchFilters:
-    collection_ids: tuple[int, ...] = ()
+    """What a search may return. `collection_ids` None searches every collection; a tuple
+    searches exactly those, and an empty one nothing (a user who may read no collection).
+    The other fields, when empty, do not restrict."""
+
+    collection_ids: tuple[int, ...] | None = None
     domains: tuple[str, ...] = ()
     document_types: tuple[str, ...] = ()
     languages: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        """Nothing can match: skip the query (an HNSW scan would walk the whole index)."""
+        return self.collection_ids == ()
 
     def sql(self) -> tuple[str, list[Any]]:
         """A WHERE fragment over chunk `c` and document `d`, with its parameters."""
         clauses: list[str] = ["TRUE"]
         params: list[Any] = []
+        if self.collection_ids is not None:
+            clauses.append("d.collection_id = ANY(%s)")
+            params.append(list(self.collection_ids))
         for column, values in (
-            ("d.collection_id", self.collection_ids),
             ("d.domain", self.domains),
             ("d.document_type", self.document_types),
             ("c.language", self.languages),
@@ -99,6 +110,8 @@ def chunks_dense_search(
     ef_search: int = 100,
 ) -> list[ScoredChunk]:
     """Cosine similarity via the HNSW index, best first."""
+    if filters.empty:
+        return []
     sql, params = dense_search_sql(embedding=embedding, filters=filters, limit=limit)
     with transaction.atomic(), connection.cursor() as cursor:
         dense_search_settings(cursor, ef_search=ef_search, limit=limit)
@@ -117,7 +130,7 @@ def chunks_keyword_search(
     k1: float = 1.2,
     b: float = 0.75,
 ) -> list[ScoredChunk]:
-    if not query.terms:
+    if not query.terms or filters.empty:
         return []
     if scoring == "ts_rank_cd":
         return _ts_rank_cd(query, filters, limit)

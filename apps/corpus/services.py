@@ -10,11 +10,13 @@ from __future__ import annotations
 import hashlib
 import logging
 import mimetypes
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.contrib.auth.models import Group
 from django.core.files.base import ContentFile
+from django.db import transaction
 
 from apps.corpus.embedders import Embedder, EmbedderError, default_embedder
 from apps.corpus.models import Collection, Document, DocumentStatus
@@ -41,10 +43,25 @@ class SubmitResult:
     unchanged: bool  # same bytes as the version already stored: nothing to do
 
 
-def collection_get_or_create(*, name: str, description: str = "") -> Collection:
+def collection_get_or_create(
+    *, name: str, description: str = "", public: bool = False
+) -> Collection:
+    """The named collection, created private unless `public`; `public` also opens an existing
+    one (the operator's `ingest --public`), but never closes one."""
     collection, _ = Collection.objects.get_or_create(
-        name=name, defaults={"description": description}
+        name=name, defaults={"description": description, "public": public}
     )
+    if public and not collection.public:
+        Collection.objects.filter(pk=collection.pk).update(public=True)
+        collection.public = True
+    return collection
+
+
+def collection_create(*, name: str, writer_groups: Sequence[Group] = ()) -> Collection:
+    """A new private collection, writable by `writer_groups`."""
+    with transaction.atomic():
+        collection = Collection.objects.create(name=name)
+        collection.writer_groups.set(writer_groups)
     return collection
 
 

@@ -62,8 +62,11 @@ ANSWER_TEXT = (
 )
 
 
-def handbook_load(embedder: CountingEmbedder, name: str = "Handbook") -> Collection:
-    collection = collection_get_or_create(name=name)
+def handbook_load(
+    embedder: CountingEmbedder, name: str = "Handbook", *, public: bool = True
+) -> Collection:
+    """The handbook, ingested; public unless the test is about who may read it."""
+    collection = collection_get_or_create(name=name, public=public)
     for filename, text in HANDBOOK.items():
         result = document_submit(collection=collection, filename=filename, data=text.encode())
         document_process(document_id=result.document.pk, embedder=embedder)

@@ -10,7 +10,7 @@ from django.test import Client
 
 from apps.answers.models import Citation, Conversation, Turn, TurnEvent, TurnStatus
 from apps.answers.views import mark_only_html, sse_format
-from tests.factories import ChunkFactory
+from tests.factories import ChunkFactory, DocumentFactory
 
 db = pytest.mark.django_db
 
@@ -112,6 +112,7 @@ def test_stored_search_results_render_with_only_mark_tags(ada: Client, user: Use
     snippet = (
         "Annual <mark>leave</mark> &amp; <script>alert(1)</script><img src=x onerror=alert(2)>"
     )
+    document = DocumentFactory.create()
     TurnEvent.objects.create(
         turn=turn,
         seq=2,
@@ -120,8 +121,9 @@ def test_stored_search_results_render_with_only_mark_tags(ada: Client, user: Use
             "results": [
                 {
                     "rank": 1,
+                    "document": document.pk,
                     "title": "Leave",
-                    "url": "/documents/1/source/",
+                    "url": f"/documents/{document.pk}/source/",
                     "score": 1.0,
                     "page": None,
                     "snippet_html": snippet,

@@ -13,8 +13,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def client() -> APIClient:
+    # These tests are about uploading; who may upload where is in test_access_writes.py.
     api = APIClient()
-    api.force_authenticate(User.objects.create_user("reader", password="x"))
+    api.force_authenticate(User.objects.create_superuser("admin", password="x"))
     return api
 
 

@@ -130,7 +130,12 @@ async def _after_answer(
         chat=providers.chat,
         language=request.language,
     )
-    yield await state.recorder.emit(EventType.FOLLOWUPS, {"questions": questions})
+    # The documents the suggestions may draw on, so a replay can withhold them from a reader
+    # who may no longer see one of those documents.
+    sources = sorted({c.document_id for c in result.chunks})
+    yield await state.recorder.emit(
+        EventType.FOLLOWUPS, {"questions": questions, "documents": sources}
+    )
     unsupported = sentences_without_citation(text=outcome.text, marks=outcome.marks)
     finished = TurnFinished(
         answer=outcome.text,

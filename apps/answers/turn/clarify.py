@@ -18,6 +18,19 @@ _TOPICS = {"en": "Topics I found that might be related:", "fa": "موضوع‌ه
 
 def clarification_data(*, language: str, found: Sequence[RetrievedChunk]) -> dict[str, object]:
     lang = language if language in _TEXT else "en"
-    options = list(dict.fromkeys(c.display_title for c in found))[:3]
-    question = _TEXT[lang] + (f" {_TOPICS[lang]} " + "; ".join(options) if options else "")
-    return {"question": question, "options": options}
+    first: dict[str, int] = {}
+    for chunk in found:
+        first.setdefault(chunk.display_title, chunk.document_id)
+    options = list(first)[:3]
+    return {
+        "question": clarification_question(language=lang, options=options),
+        "options": options,
+        # Each option's document, so a replay can drop topics its reader may no longer see.
+        "documents": [first[o] for o in options],
+        "language": lang,
+    }
+
+
+def clarification_question(*, language: str, options: Sequence[str]) -> str:
+    lang = language if language in _TEXT else "en"
+    return _TEXT[lang] + (f" {_TOPICS[lang]} " + "; ".join(options) if options else "")

@@ -18,18 +18,27 @@ from uuid import UUID
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from apps.answers.events import TERMINAL_EVENTS, Envelope, FailureCode
 from apps.answers.models import Turn
 from apps.answers.providers.registry import providers_default
+from apps.answers.replay import turn_events_visible
 from apps.answers.selectors import (
     conversation_get,
     turn_events_since,
     turn_is_streaming,
     turns_asked_since,
+    user_collection_ids_readable,
 )
-from apps.answers.services import InvalidQuestion, conversation_start, question_clean, turn_start
+from apps.answers.services import (
+    InvalidQuestion,
+    conversation_start,
+    question_clean,
+    turn_readable_record,
+    turn_start,
+)
 from apps.answers.turn.recorder import TurnRecorder
 from apps.answers.turn.run import turn_run
 from apps.corpus.search import SearchFilters
@@ -60,8 +69,10 @@ async def turn_open(
 ) -> OpenedTurn:
     """Validate, authorise and rate-limit a question, then persist its turn (status streaming).
 
-    `user_id` None is the operator at the command line: no rate limit, any conversation.
-    Raises InvalidQuestion (bad text, unknown collection), NotFound or RateLimited.
+    `user_id` None is the operator at the command line: no rate limit, any conversation, every
+    collection. Anyone else retrieves only from the collections they may read, as the turn
+    records. Raises InvalidQuestion (bad text, unknown or unreadable collection), NotFound or
+    RateLimited.
     """
     return await sync_to_async(_turn_open)(
         user_id=user_id,
@@ -79,14 +90,17 @@ def _turn_open(
     collection_names: Sequence[str],
 ) -> OpenedTurn:
     cleaned = question_clean(question)
-    collection_ids = _collections(collection_names)
+    readable = user_collection_ids_readable(user_id=user_id)
+    collection_ids = _collections(collection_names, readable=readable)
     if user_id is not None:
         _rate_limit(user_id)
     if conversation_id is None:
         conversation = conversation_start(user_id=user_id)
     else:
         conversation = conversation_get(conversation_id=conversation_id, user_id=user_id)
-    turn = turn_start(conversation=conversation, question=cleaned)
+    with transaction.atomic():  # a turn never exists without the record of what it may read
+        turn = turn_start(conversation=conversation, question=cleaned)
+        turn_readable_record(turn_id=turn.pk, collection_ids=collection_ids)
     return OpenedTurn(turn=turn, filters=SearchFilters(collection_ids=collection_ids))
 
 
@@ -98,13 +112,19 @@ def _rate_limit(user_id: int) -> None:
         raise RateLimited(f"At most {limit} questions a minute; please wait a moment.")
 
 
-def _collections(names: Sequence[str]) -> tuple[int, ...]:
+def _collections(
+    names: Sequence[str], *, readable: frozenset[int] | None
+) -> tuple[int, ...] | None:
+    """The collection ids to search: the named ones, or with no names every readable one
+    (None: every collection). A name outside `readable` is refused as if it did not exist."""
     if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
         raise InvalidQuestion("collections must be a list of collection names")
     if len(names) > MAX_COLLECTIONS:
         raise InvalidQuestion(f"At most {MAX_COLLECTIONS} collections")
+    if not names:
+        return None if readable is None else tuple(sorted(readable))
     try:
-        return collection_ids_resolve(names=list(dict.fromkeys(names)))
+        return collection_ids_resolve(names=list(dict.fromkeys(names)), among=readable)
     except UnknownCollection as exc:
         raise InvalidQuestion(str(exc)) from exc
 
@@ -158,15 +178,24 @@ async def turn_abandon(
 
 
 async def turn_follow(
-    *, turn_id: int, last_seq: int = 0, timeout_s: float = 120.0, poll_s: float = 0.25
+    *,
+    turn_id: int,
+    user_id: int | None,
+    last_seq: int = 0,
+    timeout_s: float = 120.0,
+    poll_s: float = 0.25,
 ) -> AsyncIterator[Envelope]:
-    """The stored events after `last_seq`; while the turn is still being answered (by any
-    process), keep polling the store until its terminal event or `timeout_s`."""
+    """The stored events after `last_seq`, without what `user_id` may no longer read; while
+    the turn is still being answered (by any process), keep polling the store until its
+    terminal event or `timeout_s`."""
     deadline = time.monotonic() + timeout_s
+    readable = await sync_to_async(user_collection_ids_readable)(user_id=user_id)
     while True:
-        events = await sync_to_async(turn_events_since)(turn_id=turn_id, last_seq=last_seq)
+        events, stored_seq = await sync_to_async(_events_visible)(
+            turn_id=turn_id, last_seq=last_seq, readable=readable
+        )
+        last_seq = max(last_seq, stored_seq)
         for envelope in events:
-            last_seq = envelope["seq"]
             yield envelope
             if envelope["type"] in TERMINAL_EVENTS:
                 return
@@ -177,3 +206,12 @@ async def turn_follow(
             # but never wait long for a turn whose terminal event will not come.
             deadline = min(deadline, time.monotonic() + 4 * poll_s)
         await asyncio.sleep(poll_s)
+
+
+def _events_visible(
+    *, turn_id: int, last_seq: int, readable: frozenset[int] | None
+) -> tuple[list[Envelope], int]:
+    """The visible events after `last_seq`, and the last stored seq (withheld ones count)."""
+    events = turn_events_since(turn_id=turn_id, last_seq=last_seq)
+    stored_seq = events[-1]["seq"] if events else last_seq
+    return turn_events_visible(turn_id=turn_id, events=events, readable=readable), stored_seq

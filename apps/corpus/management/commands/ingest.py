@@ -19,9 +19,14 @@ class Command(BaseCommand):
             "--wait", action="store_true", help="process now instead of queueing for db_worker"
         )
         parser.add_argument("--json", action="store_true", help="print one JSON line per file")
+        parser.add_argument(
+            "--public",
+            action="store_true",
+            help="make the collection readable by every signed-in user (new ones are private)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        collection = collection_get_or_create(name=options["collection"])
+        collection = collection_get_or_create(name=options["collection"], public=options["public"])
         try:
             outcomes = paths_ingest(
                 paths=options["paths"], collection=collection, wait=options["wait"]
