@@ -16,6 +16,11 @@ from axes.exceptions import AxesBackendPermissionDenied
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template.loader import render_to_string
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.exceptions import AuthenticationFailed, Throttled
+from rest_framework.request import Request
+
+from ragplatform.rate_limits import rate_count, rate_take
 
 LOCKED_OUT = "Too many failed logins; try again in a few minutes."
 
@@ -71,3 +76,20 @@ def lockout_response(request: HttpRequest, *_: object) -> HttpResponse:
         response = HttpResponse(html, status=429)
     response["Retry-After"] = retry_after
     return response
+
+
+class ThrottledTokenAuthentication(TokenAuthentication):
+    """Token authentication whose failures count per client address, as password logins do:
+    once RAG_LOGIN_FAILURE_LIMIT bad tokens came from an address within the cool-off window,
+    further tokens from it are refused unread (429) until the window passes."""
+
+    def authenticate(self, request: Request) -> tuple[Any, Any] | None:
+        key = f"token-failures:{client_ip(request._request) or 'unknown'}"
+        limit, window = settings.AXES_FAILURE_LIMIT, settings.AXES_COOLOFF_TIME
+        if rate_count(key=key, window=window) >= limit:
+            raise Throttled(detail="Too many failed token attempts; try again later.")
+        try:
+            return super().authenticate(request)
+        except AuthenticationFailed:
+            rate_take(key=key, amount=1, limit=limit, window=window)
+            raise

@@ -41,3 +41,9 @@ def rate_take(*, key: str, amount: int, limit: int, window: dt.timedelta) -> boo
     # Earlier windows of this key are spent; dropping them keeps the table small.
     RateCounter.objects.filter(key=key, window_start__lt=start).delete()
     return taken
+
+
+def rate_count(*, key: str, window: dt.timedelta) -> int:
+    """Hits counted for `key` in the current window."""
+    row = RateCounter.objects.filter(key=key, window_start=window_start(window=window)).first()
+    return row.hits if row else 0

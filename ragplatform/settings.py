@@ -187,7 +187,7 @@ MEDIA_URL = "media/"
 
 _API_AUTHENTICATION = [
     # Token first: its WWW-Authenticate header makes a refused request a 401, not a 403.
-    "rest_framework.authentication.TokenAuthentication",
+    "ragplatform.login_throttle.ThrottledTokenAuthentication",
     "rest_framework.authentication.SessionAuthentication",
 ]
 if RAG_ENV == "development":

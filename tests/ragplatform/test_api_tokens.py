@@ -90,3 +90,20 @@ def test_a_wrong_token_is_refused(db: None) -> None:
     response = _with_token("0" * 40).get("/api/collections/")
     assert response.status_code == 401
     assert response.json()["error"]["message"] == "Invalid token."
+
+
+def test_bad_tokens_from_one_address_are_throttled_before_the_next_is_read(
+    user: User, settings: object
+) -> None:
+    settings.AXES_FAILURE_LIMIT = 3  # type: ignore[attr-defined]
+    good = _token("ada")
+    attacker = APIClient(REMOTE_ADDR="203.0.113.7")
+    for n in range(3):
+        attacker.credentials(HTTP_AUTHORIZATION=f"Token {'0' * 39}{n}")
+        assert attacker.get("/api/conversations/").status_code == 401
+    attacker.credentials(HTTP_AUTHORIZATION=f"Token {good}")
+    assert attacker.get("/api/conversations/").status_code == 429  # even the right token
+
+    elsewhere = APIClient(REMOTE_ADDR="198.51.100.2")
+    elsewhere.credentials(HTTP_AUTHORIZATION=f"Token {good}")
+    assert elsewhere.get("/api/conversations/").status_code == 200

@@ -71,7 +71,7 @@ def test_production_turns_on_secure_transport_and_turns_off_basic_auth() -> None
     assert values["proxy_header"] == ["HTTP_X_FORWARDED_PROTO", "https"]
     assert values["whitenoise"]
     assert values["auth"] == [
-        "rest_framework.authentication.TokenAuthentication",
+        "ragplatform.login_throttle.ThrottledTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ]  # no Basic auth in production
 
