@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from django.conf import LazySettings
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Group, Permission, User
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connections
 from rest_framework.test import APIClient
@@ -22,8 +22,12 @@ pytestmark = pytest.mark.django_db
 
 
 def _client(name: str) -> APIClient:
+    """An editor who may also create collections (so each test can name its own)."""
+    user = User.objects.create_user(name, password="x")
+    user.groups.add(Group.objects.get(name="editors"))
+    user.user_permissions.add(Permission.objects.get(codename="add_collection"))
     api = APIClient()
-    api.force_authenticate(User.objects.create_user(name, password="x"))
+    api.force_authenticate(user)
     return api
 
 
