@@ -3,15 +3,22 @@
 Chunks never cross a heading or page boundary (a citation can then name one page and
 one section), never cut a sentence unless a single sentence exceeds the budget, and
 carry the last sentences of the previous chunk as overlap.
+
+Lists and tables stay readable in the chunk text: a bulleted item starts a line with
+"- ", a numbered step with "1. ", a table row is one "| a | b |" line (its header row
+followed by "|---|"), a code block is one "`code`" line, and a paragraph after them starts
+a line of its own. A chunk of
+plain paragraphs reads exactly as before (same text, same content hash, no re-embedding).
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from apps.corpus.parsing import Block
+from apps.corpus.parsing.types import CODE, HEAD_ROW, ITEM, ROW, STEP, TEXT
 from apps.corpus.text import (
     detect_language,
     estimate_tokens,
@@ -44,6 +51,7 @@ class _Sentence:
     start: int
     end: int
     words: int
+    line: str | None = None  # starts a new line with this lead ("- ", "2. ", "| "); None: inline
 
 
 @dataclass(frozen=True)
@@ -68,6 +76,7 @@ def _sections(blocks: Sequence[Block]) -> Iterator[_Section]:
     offset = 0
     current: list[_Sentence] = []
     key: tuple[str, int | None] | None = None
+    previous, step = TEXT, 0
     for block in blocks:
         text = normalise_text(block.text)
         if not text:
@@ -75,12 +84,31 @@ def _sections(blocks: Sequence[Block]) -> Iterator[_Section]:
         block_key = (block.heading or "", block.page)
         if key is not None and block_key != key and current:
             yield _Section(key[0], key[1], tuple(current))
-            current = []
+            current, previous = [], TEXT
         key = block_key
-        current.extend(_sentences(text, offset))
+        step = step + 1 if block.kind == STEP and previous == STEP else 1
+        current.extend(_block_sentences(text, offset, block.kind, previous, step))
         offset += len(text) + len(BLOCK_SEPARATOR)
+        previous = block.kind
     if key is not None and current:
         yield _Section(key[0], key[1], tuple(current))
+
+
+def _block_sentences(
+    text: str, offset: int, kind: str, previous: str, step: int
+) -> list[_Sentence]:
+    """The block's sentences, the first one leading its line when the block is structured."""
+    if kind == CODE:  # a command or request: one line of its own, never merged into prose
+        return [_Sentence(f"`{text}`", offset, offset + len(text), len(words(text)), line="")]
+    if kind in (ROW, HEAD_ROW):
+        rule = "\n|" + "---|" * (text.count(" | ") + 1) if kind == HEAD_ROW else ""
+        row = f"{text} |{rule}"
+        return [_Sentence(row, offset, offset + len(text), len(words(text)), line="| ")]
+    sentences = list(_sentences(text, offset))
+    lead = {ITEM: "- ", STEP: f"{step}. "}.get(kind, "" if previous != TEXT else None)
+    if sentences and lead is not None:
+        sentences[0] = replace(sentences[0], line=lead)
+    return sentences
 
 
 def _sentences(text: str, offset: int) -> Iterator[_Sentence]:
@@ -131,12 +159,23 @@ def _split_long(sentences: Sequence[_Sentence], max_words: int) -> Iterator[_Sen
         cursor = sentence.start
         for i in range(0, len(tokens), max_words):
             piece = " ".join(tokens[i : i + max_words])
-            yield _Sentence(piece, cursor, cursor + len(piece), len(words(piece)))
+            line = sentence.line if i == 0 else None
+            yield _Sentence(piece, cursor, cursor + len(piece), len(words(piece)), line)
             cursor += len(piece) + 1
 
 
+def _joined(group: Sequence[_Sentence]) -> str:
+    parts: list[str] = []
+    for s in group:
+        if s.line is None:
+            parts.append(f" {s.text}" if parts else s.text)
+        else:
+            parts.append(f"\n{s.line}{s.text}" if parts else f"{s.line}{s.text}")
+    return "".join(parts)
+
+
 def _draft(index: int, title: str, section: _Section, group: list[_Sentence]) -> ChunkDraft:
-    text = " ".join(s.text for s in group)
+    text = _joined(group)
     context = " — ".join(
         part for part in (title, _heading_below_title(section.heading, title)) if part
     )

@@ -28,8 +28,10 @@ Answer type. A question that asks for a quantity (how many, which year) is answe
 by sentences that state a number: such sentences get a small bonus when chosen, and when
 none of the chosen ones states a number the composer refuses (answer_type.py).
 
-Sentence candidates and choosing live in sentences.py, terms in terms.py, the written
-forms (paragraph, steps, table, refusal) in layout.py.
+Sentence candidates and choosing live in sentences.py (the source's lists, steps and table
+rows are read back by structure.py), terms in terms.py, the written forms in layout.py
+(steps, table, refusal), shaping.py (paragraphs per source, whole lists) and comparison.py
+(which sentence is about which side).
 """
 
 from __future__ import annotations
@@ -42,14 +44,13 @@ from apps.answers.composing.answer_type import (
     quantity_unstated,
     states_quantity,
 )
+from apps.answers.composing.comparison import side_cells
 from apps.answers.composing.layout import (
     closest_titles,
     comparison_sides,
-    paragraph_pieces,
     procedure_pieces,
     procedure_steps,
     refusal_pieces,
-    side_cells,
     table_pieces,
 )
 from apps.answers.composing.sentences import (
@@ -61,6 +62,7 @@ from apps.answers.composing.sentences import (
     pick,
     sentence_candidates,
 )
+from apps.answers.composing.shaping import on_topic, shaped_pieces, with_whole_lists
 from apps.answers.composing.terms import content_terms, term_weights, weighted_overlap
 from apps.answers.composing.types import (
     ComposeRequest,
@@ -186,7 +188,7 @@ class ExtractiveComposer:
             key=lambda i: (-overlaps[i], candidates[i].rank, candidates[i].position),
         )
         embed_ids = order[: self._max_embedded]
-        texts = [candidates[i].text for i in embed_ids]
+        texts = [candidates[i].extent or candidates[i].text for i in embed_ids]
         query_vector, matrix = await asyncio.to_thread(_embed, self._embedder, query, texts)
         similarities = cosines(query_vector, matrix)
         embedded = {i: (float(similarities[k]), matrix[k]) for k, i in enumerate(embed_ids)}
@@ -219,15 +221,25 @@ class ExtractiveComposer:
     def _answer_pieces(self, request: ComposeRequest, evidence: Evidence) -> list[str]:
         if request.hybrid:
             summary = pick(evidence.scored, max_sentences=2, max_chars=self._max_chars)
-            return paragraph_pieces(summary, max_chars=self._max_chars)
+            return self._shaped(request, summary, evidence.scored)
         if request.intent == Intent.PROCEDURAL:
-            steps = procedure_steps(evidence.scored)
+            steps = procedure_steps(evidence.scored, language=request.language)
             if steps:
                 best = max(evidence.scored, key=lambda s: s.score)
                 return procedure_pieces(steps, None if best.sentence.step else best)
+            instructions = [s for s in evidence.chosen if s.sentence.step]
+            if instructions:  # "how do I ...": the sentences that say what to do
+                return self._shaped(request, instructions, evidence.scored)
         if request.intent == Intent.COMPARISON:
             sides = comparison_sides(request.query)
             cells = side_cells(sides, evidence.scored) if sides else []
             if sides and any(cells):
                 return table_pieces(sides, cells, request.language)
-        return paragraph_pieces(evidence.chosen, max_chars=self._max_chars)
+        return self._shaped(request, evidence.chosen, evidence.scored)
+
+    def _shaped(
+        self, request: ComposeRequest, chosen: Sequence[Scored], scored: Sequence[Scored]
+    ) -> list[str]:
+        kept = on_topic(chosen, content_terms(request.query))
+        units = with_whole_lists(kept, scored, max_chars=self._max_chars)
+        return shaped_pieces(units, max_chars=self._max_chars)

@@ -1,11 +1,13 @@
-"""Writing the extractive answer: cited paragraphs, numbered steps, comparison tables, refusals."""
+"""Writing the extractive answer: numbered steps, comparison tables, refusals (paragraphs and
+lists: shaping.py)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 
-from apps.answers.composing.sentences import Scored, redundant
+from apps.answers.composing.sentences import Scored
+from apps.answers.composing.structure import STEP
 from apps.answers.composing.terms import content_terms, word_set
 from apps.answers.retrieval.types import ContextWindow
 from apps.corpus.text import normalise_text
@@ -39,17 +41,26 @@ def clip(text: str, limit: int) -> str:
     return f"{cut}…"
 
 
-def paragraph_pieces(chosen: Sequence[Scored], *, max_chars: int) -> list[str]:
-    pieces = [cite(clip(s.sentence.text, max_chars), s.sentence.alias) for s in chosen]
-    return [piece if i == 0 else f" {piece}" for i, piece in enumerate(pieces)]
+def procedure_steps(scored: Sequence[Scored], *, language: str = "") -> list[Scored]:
+    """The steps of the procedure that matches, in document order.
 
-
-def procedure_steps(scored: Sequence[Scored]) -> list[Scored]:
-    """The step-like sentences of the best chunk that has at least two, in document order."""
-    for top in sorted(scored, key=lambda s: -s.score)[:3]:
-        steps = [s for s in scored if s.sentence.rank == top.sentence.rank and s.sentence.step]
-        if len(steps) >= 2:
-            return sorted(steps, key=lambda s: s.sentence.position)[:MAX_STEPS]
+    Looked for in the chunks of the three best sentences, those in the user's language
+    first; a chunk's numbered list, when it has one, is the procedure, else its step-like
+    sentences; at least two steps.
+    """
+    tops = sorted(scored, key=lambda s: -s.score)[:3]
+    ranks = sorted(
+        dict.fromkeys(s.sentence.rank for s in tops),
+        key=lambda rank: next(
+            s.sentence.language != language for s in tops if s.sentence.rank == rank
+        ),
+    )
+    for rank in ranks:
+        steps = [s for s in scored if s.sentence.rank == rank and s.sentence.step]
+        numbered = [s for s in steps if s.sentence.kind == STEP]
+        chosen = numbered if len(numbered) >= 2 else steps
+        if len(chosen) >= 2:
+            return sorted(chosen, key=lambda s: (s.sentence.line, s.sentence.position))[:MAX_STEPS]
     return []
 
 
@@ -104,21 +115,6 @@ def _trim_side(side: str) -> str:
     while tokens and tokens[-1].lower() in _SIDE_EDGE_WORDS:
         tokens.pop()
     return " ".join(tokens)
-
-
-def side_cells(
-    sides: tuple[str, str], scored: Sequence[Scored], *, per_side: int = 2
-) -> list[list[Scored]]:
-    """Each sentence goes to the side whose distinctive terms it covers best (ties: the first)."""
-    a, b = content_terms(sides[0]), content_terms(sides[1])
-    distinctive = (a - b, b - a)
-    cells: list[list[Scored]] = [[], []]
-    for s in sorted(scored, key=lambda s: -s.score):
-        shares = [len(s.sentence.terms & terms) / len(terms) for terms in distinctive]
-        side = 0 if shares[0] >= shares[1] else 1
-        if shares[side] > 0 and len(cells[side]) < per_side and not redundant(s, cells[side]):
-            cells[side].append(s)
-    return [sorted(cell, key=lambda s: (s.sentence.rank, s.sentence.position)) for cell in cells]
 
 
 def table_pieces(

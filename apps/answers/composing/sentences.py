@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from apps.answers.composing.structure import PROSE, STEP, Line, chunk_lines, never_answers
 from apps.answers.composing.terms import content_terms, word_set
 from apps.answers.retrieval.types import ContextWindow
 from apps.corpus.text import split_sentences, words
@@ -26,6 +27,13 @@ class Sentence:
     position: int  # the sentence's position in its chunk
     terms: frozenset[str]
     step: bool  # reads like a step of a procedure
+    kind: str = PROSE  # the source line it came from: PROSE, ITEM, STEP or ROW (structure.py)
+    line: int = 0  # that line's position in its chunk
+    intro: bool = False  # announces the list or table that follows it
+    extent: str = ""  # what is matched and embedded: the text, with what it announces or heads
+    heading_terms: frozenset[str] = frozenset()  # of its chunk's title and heading path
+    section: str = ""  # that title and heading path as written
+    language: str = ""  # its chunk's
 
 
 @dataclass(frozen=True)
@@ -66,20 +74,79 @@ _FA_IMPERATIVE_VERBS = word_set("کنید شوید نمایید دهید کنن�
 def sentence_candidates(context: ContextWindow, *, max_chunks: int = 6) -> list[Sentence]:
     found: list[Sentence] = []
     for rank, chunk in enumerate(context.chunks[:max_chunks]):
-        numbered = False  # split_sentences cuts "1. Open it." after "1.": carry the cue over
-        for position, raw in enumerate(split_sentences(chunk.text)):
-            # A marker-like string in a document would turn into a citation: drop it.
-            text = _BULLET.sub("", _MARKERISH.sub("", raw)).strip()
-            step = numbered or bool(_LIST_NUMBER.match(text)) or _reads_like_step(text)
-            numbered = bool(re.fullmatch(r"\(?\d{1,2}[.)]", text))
-            text = _LIST_NUMBER.sub("", text)
-            # A question in the source (an FAQ heading) restates the ask; it never answers it.
-            if text.endswith(("?", "؟")):
-                continue
-            if len(words(text)) >= (2 if step else 3) and not text.startswith("#"):
-                terms = content_terms(text)
-                found.append(Sentence(text, chunk.alias, rank, position, terms, step))
+        source = chunk.chunk
+        section = f"{source.title} > {source.heading}"
+        heading_tail = section.rsplit(">", 1)[-1].strip()
+        heading_terms = content_terms(section)
+        position = 0
+        for number, line in enumerate(chunk_lines(chunk.text)):
+            for text, step in _line_sentences(line):
+                shortest = 1 if line.kind != PROSE else (2 if step else 3)
+                if never_answers(text) or len(words(text)) < shortest:
+                    continue
+                intro = line.intro and text.endswith(":")
+                extent = text
+                if intro or line.kind != PROSE:
+                    # An item alone is often a fragment ("PDF files (.pdf)"): its section and
+                    # what it belongs to say what it answers.
+                    extent = f"{text} {line.context} {heading_tail}"
+                found.append(
+                    Sentence(
+                        text, chunk.alias, rank, position, content_terms(extent), step,
+                        kind=line.kind, line=number, intro=intro, extent=extent.strip(),
+                        heading_terms=heading_terms, section=section,
+                        language=source.language,
+                    )
+                )  # fmt: skip
+                position += 1
     return found
+
+
+def _line_sentences(line: Line) -> list[tuple[str, bool]]:
+    """A list item, step or row is one unit, kept whole; prose is cut into sentences."""
+    if line.kind != PROSE:
+        # Kept whole, without a closing pointer ("... --wait. See 07-ingesting-documents.").
+        kept = [p for p in split_sentences(line.text) if not never_answers(p)] or [line.text]
+        text = _MARKERISH.sub("", " ".join(kept)).strip()
+        return [(text, line.kind == STEP or _reads_like_step(text))]
+    pieces: list[tuple[str, bool]] = []
+    numbered = False  # split_sentences cuts "1. Open it." after "1.": carry the cue over
+    for raw in split_sentences(line.text):
+        # A marker-like string in a document would turn into a citation: drop it.
+        text = _BULLET.sub("", _MARKERISH.sub("", raw)).strip()
+        step = numbered or bool(_LIST_NUMBER.match(text)) or _reads_like_step(text)
+        numbered = bool(re.fullmatch(r"\(?\d{1,2}[.)]", text))
+        pieces.append((_LIST_NUMBER.sub("", text), step))
+    return _label_merged(pieces)
+
+
+_LABEL_WORD = re.compile(r"^[(\[]?[A-Z0-9]")
+
+
+def _label_merged(pieces: list[tuple[str, bool]]) -> list[tuple[str, bool]]:
+    """A label sentence ("SSE (Server-Sent Events). A way of ...": a glossary entry, a bold
+    lead-in) is joined to the sentence after it, "SSE (Server-Sent Events): A way of ...":
+    the label alone answers nothing, and the sentence after it does not say what it is about."""
+    merged: list[tuple[str, bool]] = []
+    label = ""
+    for text, step in pieces:
+        if label:
+            merged.append((f"{label}: {text}", step))
+            label = ""
+        elif _is_label(text):
+            label = text.rstrip(".:")
+        else:
+            merged.append((text, step))
+    return [*merged, (label, False)] if label else merged
+
+
+def _is_label(text: str) -> bool:
+    label = text.split()
+    return (
+        len(label) <= 5
+        and all(_LABEL_WORD.match(word) for word in label)
+        and not never_answers(text)
+    )
 
 
 def _reads_like_step(text: str) -> bool:

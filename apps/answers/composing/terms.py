@@ -48,7 +48,11 @@ def _stem(word: str) -> str:
     # Just enough to match "requests"/"requested"/"request" and "کتاب‌ها"/"کتابها"/"کتاب".
     if word.isascii():
         for suffix, replacement in _EN_SUFFIXES:
-            if word.endswith(suffix) and not word.endswith("ss") and len(word) - len(suffix) >= 3:
+            if (
+                word.endswith(suffix)
+                and not word.endswith(("ss", "us"))  # "status", "bonus" are not plurals
+                and len(word) - len(suffix) >= 3
+            ):
                 word = word[: -len(suffix)] + replacement
                 break
         return word[:-1] if len(word) > 4 and word.endswith("e") else word

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .types import Block
+from .types import TEXT, Block
 
 HEADING_SEPARATOR = " > "
 
@@ -34,10 +34,12 @@ class BlockCollector:
         self._path.append((level, text))
         self.headings.append((level, text))
 
-    def add(self, text: str, *, page: int | None = None) -> None:
+    def add(self, text: str, *, page: int | None = None, kind: str = TEXT) -> None:
         text = collapse_whitespace(text)
         if text:
-            self._blocks.append(Block(text=text, page=page, heading=self.current_heading))
+            self._blocks.append(
+                Block(text=text, page=page, heading=self.current_heading, kind=kind)
+            )
 
     @property
     def current_heading(self) -> str | None:

@@ -1,7 +1,8 @@
 """Markdown via markdown-it-py's token stream (CommonMark plus tables).
 
 Headings (ATX and setext) build the heading path; paragraphs, list items,
-table rows and code become blocks with inline markup stripped.
+table rows and code become blocks with inline markup stripped. A block says what it
+was (bulleted item, numbered step, table row), so the chunk keeps the list a list.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from markdown_it.token import Token
 from .blocks import BlockCollector
 from .decode import decode_text
 from .html import html_fragment_text
-from .types import Extracted
+from .types import CODE, HEAD_ROW, ITEM, ROW, STEP, TEXT, Extracted
 
 # YAML (---) front matter; TOML-style closers (...) are accepted as YAML allows.
 FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n.*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
@@ -37,17 +38,29 @@ def _parser() -> MarkdownIt:
     return MarkdownIt("commonmark").enable("table")
 
 
+_LIST_KINDS = {"bullet_list_open": ITEM, "ordered_list_open": STEP}
+_LIST_CLOSES = frozenset({"bullet_list_close", "ordered_list_close"})
+
+
 def _collect(tokens: Sequence[Token], collector: BlockCollector) -> None:
     stream = iter(tokens)
+    lists: list[str] = []  # the kinds of the lists the current token sits in
+    row_kind = ROW
     for token in stream:
-        if token.type == "heading_open":
+        if token.type in _LIST_KINDS:
+            lists.append(_LIST_KINDS[token.type])
+        elif token.type in _LIST_CLOSES:
+            lists.pop()
+        elif token.type in ("thead_open", "tbody_open"):
+            row_kind = HEAD_ROW if token.type == "thead_open" else ROW
+        elif token.type == "heading_open":
             collector.heading(int(token.tag[1]), inline_text(next(stream)))
         elif token.type == "paragraph_open":
-            collector.add(inline_text(next(stream)))
+            collector.add(inline_text(next(stream)), kind=lists[-1] if lists else TEXT)
         elif token.type == "tr_open":
-            collector.add(_row_text(stream))
+            collector.add(_row_text(stream), kind=row_kind)
         elif token.type in ("fence", "code_block"):
-            collector.add(token.content)
+            collector.add(token.content, kind=CODE)
         elif token.type == "html_block":
             collector.add(html_fragment_text(token.content))
 

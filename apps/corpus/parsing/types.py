@@ -30,6 +30,10 @@ SUPPORTED_SUFFIXES: frozenset[str] = frozenset(MIME_TYPE_BY_SUFFIX)
 SUPPORTED_MIME_TYPES: frozenset[str] = frozenset(MIME_TYPE_BY_SUFFIX.values())
 
 
+# What a block is, so that chunks can keep lists, steps and tables readable.
+TEXT, ITEM, STEP, ROW, HEAD_ROW, CODE = "text", "item", "step", "row", "head_row", "code"
+
+
 @dataclass(frozen=True)
 class Block:
     """One paragraph, list item or table row, with where it sits in the document."""
@@ -37,6 +41,7 @@ class Block:
     text: str
     page: int | None
     heading: str | None
+    kind: str = TEXT  # TEXT, ITEM (bulleted), STEP (numbered), ROW, HEAD_ROW (table), CODE
 
 
 @dataclass(frozen=True)
