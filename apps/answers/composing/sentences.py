@@ -11,6 +11,7 @@ import numpy.typing as npt
 
 from apps.answers.composing.terms import content_terms, word_set
 from apps.answers.retrieval.types import ContextWindow
+from apps.answers.streaming import escape_markers
 from apps.corpus.text import split_sentences, words
 
 Vector = npt.NDArray[np.float32]
@@ -44,7 +45,6 @@ class Evidence:
     value: float
 
 
-_MARKERISH = re.compile(r"\[\s*[cC][\d\s,;،؛cC]*\]")
 _BULLET = re.compile(r"^\s*(?:[-*•·▪]\s+)")
 
 
@@ -68,8 +68,8 @@ def sentence_candidates(context: ContextWindow, *, max_chunks: int = 6) -> list[
     for rank, chunk in enumerate(context.chunks[:max_chunks]):
         numbered = False  # split_sentences cuts "1. Open it." after "1.": carry the cue over
         for position, raw in enumerate(split_sentences(chunk.text)):
-            # A marker-like string in a document would turn into a citation: drop it.
-            text = _BULLET.sub("", _MARKERISH.sub("", raw)).strip()
+            # A marker in a document's own text is quoted escaped, never taken for a citation.
+            text = _BULLET.sub("", escape_markers(raw)).strip()
             step = numbered or bool(_LIST_NUMBER.match(text)) or _reads_like_step(text)
             numbered = bool(re.fullmatch(r"\(?\d{1,2}[.)]", text))
             text = _LIST_NUMBER.sub("", text)
