@@ -74,38 +74,31 @@ def _chat_refusal() -> OpenAIComposer:
     return OpenAIComposer(chat, timeout_s=5)
 
 
+LEAVE_QUESTION = "How many days of annual leave?"
+# path -> (question, the start of the stored reason)
 PATHS = {
-    "evidence below the threshold": (
-        lambda e: _extractive(e, 1.0),
-        {},
-        "How many days of annual leave?",
-        "evidence 0.",
-    ),
+    "evidence below the threshold": (LEAVE_QUESTION, "evidence 0."),
     "a number asked, none stated": (
-        lambda e: _extractive(e, 0.0),
-        {},
         "How many people use the company VPN WireGuard client?",
         "asks for a number, none stated",
     ),
-    "the chat model's own refusal": (
-        lambda e: _chat_refusal(),
-        {},
-        "How many days of annual leave?",
-        "the model said the sources do not answer",
-    ),
-    "the fallback composer's refusal": (
-        lambda e: UnavailableComposer(),
-        {"fallback_composer": "extractive"},
-        "How many days of annual leave?",
-        "evidence 0.",
-    ),
-    "any composer, however sure": (
-        lambda e: SureRefuser(),
-        {},
-        "How many days of annual leave?",
-        "scripted refusal",
-    ),
+    "the chat model's own refusal": (LEAVE_QUESTION, "the model said the sources do not answer"),
+    "the fallback composer's refusal": (LEAVE_QUESTION, "evidence 0."),
+    "any composer, however sure": (LEAVE_QUESTION, "scripted refusal"),
 }
+
+
+def _composers(path: str, embedder: CountingEmbedder) -> tuple[Composer, Composer | None]:
+    """The composer and the fallback of one refusal path."""
+    if path == "evidence below the threshold":
+        return _extractive(embedder, 1.0), None
+    if path == "a number asked, none stated":
+        return _extractive(embedder, 0.0), None
+    if path == "the chat model's own refusal":
+        return _chat_refusal(), None
+    if path == "the fallback composer's refusal":
+        return UnavailableComposer(), _extractive(embedder, 1.0)
+    return SureRefuser(), None
 
 
 @pytest.mark.parametrize("path", list(PATHS))
@@ -113,17 +106,16 @@ def test_every_refusal_is_red_with_a_stored_reason_and_the_closest_documents(
     embedder: CountingEmbedder, path: str
 ) -> None:
     handbook_load(embedder)
-    make, extra, question, reason = PATHS[path]
-    if extra.get("fallback_composer") == "extractive":
-        extra = {"fallback_composer": _extractive(embedder, 1.0)}
+    question, reason = PATHS[path]
+    composer, fallback = _composers(path, embedder)
 
-    turn = _answer(embedder, make(embedder), question, **extra)
+    turn = _answer(embedder, composer, question, fallback_composer=fallback)
 
     assert turn.status == TurnStatus.FINISHED
     assert turn.refused
     assert turn.confidence is not None and turn.confidence < YELLOW_FROM
     assert turn.confidence_band == "red"
-    assert reason in turn.refusal_reason
+    assert turn.refusal_reason.startswith(reason)
     if path != "any composer, however sure":
         assert "closest documents" in turn.answer.lower()
 
