@@ -101,7 +101,7 @@ def offline_questions(
     known = content_terms(query) | content_terms(answer_text)
     questions: list[str] = []
     for chunk in _documents_first(chunks):
-        topic = chunk_topic(chunk, known, language)
+        topic = chunk_topic(chunk, known)
         if len(topic.split()) > 1 and detect_language(topic) != language:
             continue  # a question in the user's language cannot be built round it
         procedure = len(_NUMBERED_LINE.findall(chunk.text)) >= 2
@@ -110,7 +110,7 @@ def offline_questions(
             language=language,
             procedure=procedure,
             context=chunk.text,
-            heading=topic in (chunk.heading, chunk.title) or topic == _last_heading(chunk),
+            heading=topic in (_last_heading(chunk), chunk.title.strip()),
         )
         if question and question not in questions:
             questions.append(question)
@@ -128,13 +128,13 @@ def _documents_first(chunks: Sequence[RetrievedChunk]) -> list[RetrievedChunk]:
     return first + later
 
 
-def chunk_topic(chunk: RetrievedChunk, known: frozenset[str], language: str) -> str:
+def chunk_topic(chunk: RetrievedChunk, known: frozenset[str]) -> str:
     """The chunk's own heading when the question and answer do not already cover it, else a
     phrase it repeats, else (a chunk without a heading) its document's title, if not covered."""
     heading = _last_heading(chunk)
     if heading and not content_terms(heading) <= known:
         return heading
-    phrase = key_phrase(chunk.text, known, language)
+    phrase = key_phrase(chunk.text, known)
     if phrase or heading:  # a covered heading: the passage is about what was just asked
         return phrase
     title = chunk.title.strip()
@@ -145,27 +145,31 @@ def _last_heading(chunk: RetrievedChunk) -> str:
     return chunk.heading.split(">")[-1].strip()
 
 
-def key_phrase(text: str, known: frozenset[str], language: str) -> str:
+def key_phrase(text: str, known: frozenset[str]) -> str:
     """The pair of content words the chunk repeats most ("sick pay"), else its most repeated
     content word, as first written; only words the question and answer do not use.
 
     A word said once is rarely what a passage is about; without repeats there is no phrase.
     """
     tokens = [w for w in words(text) if not w[:1].isdigit()]
-    terms = [content_terms(w) for w in tokens]
-    usable = [len(t) == 1 and not t <= known for t in terms]
+    # Each token's one content term, or "" when it has none (a stopword) or it is known.
+    terms = [
+        next(iter(t)) if len(t) == 1 and not t <= known else "" for t in map(content_terms, tokens)
+    ]
     pairs: Counter[tuple[str, str]] = Counter()
     singles: Counter[str] = Counter()
     surface: dict[object, str] = {}
-    for i, word in enumerate(tokens):
-        if not usable[i]:
+    for i, term in enumerate(terms):
+        if not term:
             continue
-        singles[next(iter(terms[i]))] += 1
-        surface.setdefault(next(iter(terms[i])), _surface(word))
-        if i + 1 < len(tokens) and usable[i + 1]:
-            pair = (next(iter(terms[i])), next(iter(terms[i + 1])))
-            pairs[pair] += 1
-            surface.setdefault(pair, f"{_surface(word)} {_surface(tokens[i + 1])}")
+        singles[term] += 1
+        surface.setdefault(term, _surface(tokens[i]))
+        following = terms[i + 1] if i + 1 < len(terms) else ""
+        if following:
+            pairs[(term, following)] += 1
+            surface.setdefault(
+                (term, following), f"{_surface(tokens[i])} {_surface(tokens[i + 1])}"
+            )
     for counts in (pairs, singles):
         best = counts.most_common(1)
         if best and best[0][1] > 1:
