@@ -70,6 +70,11 @@ async def test_offline_questions_come_from_uncited_chunks_as_a_person_would_ask(
         ("The embedded database", "What is the embedded database?"),
         ("WireGuard profiles", "What are the WireGuard profiles?"),
         ("Change log", "What is the change log?"),
+        ("The two commands", "What are the two commands?"),
+        ("First steps after setup", "What are the first steps after setup?"),
+        ("Re-ingesting changed files", "How do I re-ingest changed files?"),
+        ("The bump threshold: tier + 1", "What is the bump threshold?"),
+        ("Database and cache", "What should I know about database and cache?"),
     ],
 )
 def test_a_heading_becomes_a_question_of_its_own_form(heading: str, question: str) -> None:

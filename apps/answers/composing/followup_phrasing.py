@@ -24,7 +24,7 @@ _VERBS = word_set(
     reconnect manage delete export import deploy change train test handle schedule share search
     filter rotate reset migrate monitor upgrade tune evaluate label route stream cite invite
     cancel resume start stop build back restore debug define replace rename move edit limit
-    protect secure enable disable translate store carry pay claim report plan prepare"""
+    protect secure enable disable translate store carry pay claim report plan prepare get"""
 )
 _GERUNDS = {
     form: verb
@@ -40,6 +40,7 @@ _WH_CLAUSE = re.compile(r"^(how|what|why|where|who|which|whether)\s+.+$", re.IGN
 _AFTER_IMPERATIVE = word_set(
     "the a an your my all each every several new in up out on off into to down from"
 )
+_PREPOSITIONS = word_set("after for in of with to through from on by versus vs at about without")
 _ARTICLE = re.compile(r"^(the|a|an|your|our|my|its|their)\s", re.IGNORECASE)
 _FA_ASKS = ("چگونه", "چطور", "چرا", "کجا", "چه ", "کدام", "آیا")
 _FA_PROCEDURE_CUES = ("نحوه", "روش", "مراحل", "راهنمای")
@@ -51,7 +52,8 @@ def question_from_topic(
     """The question a reader would ask about `topic`; `context` is the passage it came from.
     A heading names one thing ("What is the travel policy?"), a repeated phrase a kind of
     thing ("What is sick pay?")."""
-    text = normalise_text(topic).strip(" \t:.-—>#?؟")
+    # "The bump threshold: tier + 1 ..." is about its first part.
+    text = normalise_text(topic).split(":")[0].strip(" \t:.-—>#?؟")
     if not text:
         return ""
     if language == "fa":
@@ -70,20 +72,41 @@ def _english(text: str, *, procedure: bool, context: str, heading: bool) -> str:
         return f"What happens {condition.group(1).lower()} {condition.group(2)}?"
     if _WH_CLAUSE.match(text):
         return f"Can you explain {_lowered_start(text, context)}?"
-    first, _, rest = text.partition(" ")
-    imperative = first.lower() in _VERBS and rest.split(" ")[0].lower() in _AFTER_IMPERATIVE
-    verb = _GERUNDS.get(first.lower()) or (first.lower() if imperative else "")
-    if verb:
-        return f"How do I {' '.join(filter(None, (verb, rest)))}?"
+    if action := _action(text):
+        return f"How do I {action}?"
     phrase = _lowered_start(text, context)
     if procedure:
         return f"What are the steps for {phrase}?"
-    if _ARTICLE.match(phrase) or not heading:
-        return f"What is {phrase}?"
-    last = phrase.split()[-1]
-    if last.endswith("s") and not last.endswith(("ss", "us", "is")):
-        return f"What are the {phrase}?"
-    return f"What is the {phrase}?" if " " in phrase else f"What is {phrase}?"
+    if re.search(r"\band\b|,", phrase):
+        return f"What should I know about {phrase}?"
+    article = "" if _ARTICLE.match(phrase) or not heading else "the "
+    if _plural(phrase):
+        return f"What are {article}{phrase}?"
+    return f"What is {article}{phrase}?" if " " in phrase else f"What is {phrase}?"
+
+
+def _action(text: str) -> str:
+    """ "Creating the admin account" / "Re-ingesting files" / "Install the client" as the
+    action a reader wants to take ("create the admin account"), or "" for a thing."""
+    first, _, rest = text.partition(" ")
+    word = first.lower()
+    prefix = "re-" if word.startswith("re-") else ""
+    imperative = word in _VERBS and rest.split(" ")[0].lower() in _AFTER_IMPERATIVE
+    verb = _GERUNDS.get(word.removeprefix(prefix)) or (word if imperative else "")
+    if not verb:
+        return ""
+    return " ".join(filter(None, (prefix + verb if verb != word else verb, rest)))
+
+
+def _plural(phrase: str) -> bool:
+    # The head noun is the last word before the first preposition: "First steps after setup".
+    first, *others = phrase.split()
+    head = first
+    for word in others:
+        if word.lower() in _PREPOSITIONS:
+            break
+        head = word
+    return head.lower().endswith("s") and not head.lower().endswith(("ss", "us", "is"))
 
 
 def _lowered_start(text: str, context: str) -> str:
