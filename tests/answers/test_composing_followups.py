@@ -7,6 +7,7 @@ import json
 import pytest
 
 from apps.answers.composing import followups_suggest
+from apps.answers.composing.followup_phrasing import question_from_topic
 from apps.answers.composing.followups import duplicate_threshold
 from apps.answers.providers.chat import ChatUnavailable
 from apps.answers.retrieval.types import ContextChunk, ContextWindow, RetrievedChunk
@@ -46,27 +47,107 @@ async def suggest(**overrides: object) -> list[str]:
     return await followups_suggest(**arguments)  # type: ignore[arg-type]
 
 
-async def test_offline_questions_come_from_uncited_chunks() -> None:
+async def test_offline_questions_come_from_uncited_chunks_as_a_person_would_ask() -> None:
     questions = await suggest()
 
     assert questions == [
-        "What does “Leave policy” say about Carrying over?",
-        "What does “Sick leave” say about pay?",
-        "What does “Travel” say about Booking trains?",
+        "How do I carry over?",
+        "What is sick pay?",
+        "How do I book trains?",
     ]
 
 
-async def test_a_chunk_without_heading_or_repeated_words_gets_a_general_question() -> None:
+@pytest.mark.parametrize(
+    ("heading", "question"),
+    [
+        ("Creating the admin account", "How do I create the admin account?"),
+        ("How to upload several files", "How do I upload several files?"),
+        ("When start-up fails", "What happens when start-up fails?"),
+        ("How a question becomes an answer", "Can you explain how a question becomes an answer?"),
+        ("Install the client", "How do I install the client?"),
+        ("Supported file types", "What are the supported file types?"),
+        ("Configuration", "What is configuration?"),
+        ("The embedded database", "What is the embedded database?"),
+        ("WireGuard profiles", "What are the WireGuard profiles?"),
+        ("Change log", "What is the change log?"),
+        ("The two commands", "What are the two commands?"),
+        ("First steps after setup", "What are the first steps after setup?"),
+        ("Re-ingesting changed files", "How do I re-ingest changed files?"),
+        ("The bump threshold: tier + 1", "What is the bump threshold?"),
+        ("Database and cache", "What should I know about database and cache?"),
+    ],
+)
+def test_a_heading_becomes_a_question_of_its_own_form(heading: str, question: str) -> None:
+    passage = "The configuration is read at start-up. Configuration errors stop the server."
+
+    assert question_from_topic(heading, language="en", procedure=False, context=passage) == question
+
+
+def test_a_name_keeps_its_capital_and_a_procedure_asks_for_its_steps() -> None:
+    passage = "Redis carries the channel layer. Start Redis before the server."
+
+    assert question_from_topic("Redis", language="en", procedure=False, context=passage) == (
+        "What is Redis?"
+    )
+    assert question_from_topic("Leave requests", language="en", procedure=True, context="") == (
+        "What are the steps for leave requests?"
+    )
+
+
+@pytest.mark.parametrize(
+    ("heading", "procedure", "question"),
+    [
+        ("انواع فایل‌های پشتیبانی‌شده", False, "انواع فایل‌های پشتیبانی‌شده چیست؟"),
+        ("ثبت درخواست مرخصی", True, "ثبت درخواست مرخصی چگونه انجام می‌شود؟"),
+        ("چگونه پرسش بپرسیم", False, "چگونه پرسش بپرسیم؟"),
+    ],
+)
+def test_persian_headings_become_persian_questions(
+    heading: str, procedure: bool, question: str
+) -> None:
+    assert question_from_topic(heading, language="fa", procedure=procedure, context="") == question
+
+
+async def test_a_chunk_without_heading_or_repeated_words_asks_about_its_document() -> None:
     plain = chunk(5, "Canteen", "", "Lunch is served from noon.")
 
-    assert await suggest(candidates=[plain]) == ["What else does “Canteen” cover?"]
+    assert await suggest(candidates=[plain]) == ["What is canteen?"]
+
+
+async def test_what_the_question_or_answer_already_covers_is_not_suggested() -> None:
+    covered = chunk(6, "Leave policy", "Annual leave", "Employees receive 25 days of leave.")
+    other = chunk(7, "Leave policy", "Public holidays", "Public holidays are paid.")
+
+    questions = await suggest(candidates=[covered, other], answer_text="25 days of leave [c1].")
+
+    assert questions == ["What are the public holidays?"]
+
+
+async def test_no_suggestion_pastes_a_heading_into_a_template() -> None:
+    questions = await suggest() + await suggest(language="fa")
+
+    assert questions
+    assert not any("“" in q or "«" in q or " say about " in q for q in questions)
+    assert all(q[:1] == q[:1].upper() for q in questions)
+
+
+async def test_a_heading_in_another_language_gives_no_question() -> None:
+    assert await suggest(language="fa") == []
 
 
 async def test_offline_questions_in_persian() -> None:
-    questions = await suggest(language="fa", max_items=2)
+    persian = [
+        chunk(1, "آیین‌نامه مرخصی", "مرخصی سالانه", "هر کارمند ۲۶ روز مرخصی دارد."),
+        chunk(2, "آیین‌نامه مرخصی", "انتقال مرخصی", "مرخصی استفاده‌نشده منتقل می‌شود."),
+        chunk(3, "سفر", "رزرو قطار", "1. وارد سامانه شوید.\n2. قطار را رزرو کنید."),
+    ]
 
-    assert len(questions) == 2
-    assert all(q.startswith("«") and q.endswith("چه می‌گوید؟") for q in questions)
+    questions = await suggest(
+        language="fa", query="چند روز مرخصی دارم؟", answer_text="", candidates=persian
+    )
+
+    # The first passage is the one the answer cited.
+    assert questions == ["انتقال مرخصی چیست؟", "رزرو قطار چگونه انجام می‌شود؟"]
 
 
 async def test_model_questions_are_used_without_repeats_of_each_other_or_the_query() -> None:
@@ -77,7 +158,7 @@ async def test_model_questions_are_used_without_repeats_of_each_other_or_the_que
             "Can unused leave be carried over?",
             "CAN unused leave be carried over?",
             "آیا مرخصی استعلاجی حقوق دارد؟",  # not in the user's language
-            "Who approves leave requests?",
+            "who approves leave requests",  # capitalised and asked
         ]
     }
     chat = ScriptedChat(json_reply=json.dumps(reply))
@@ -85,6 +166,7 @@ async def test_model_questions_are_used_without_repeats_of_each_other_or_the_que
     questions = await suggest(chat=chat)
 
     assert questions[:2] == ["Can unused leave be carried over?", "Who approves leave requests?"]
+    assert all(q[:1].isupper() for q in questions)
     assert len(questions) == 3
     assert all(q.casefold() != QUERY.casefold() for q in questions)
     assert len({q.casefold() for q in questions}) == len(questions)

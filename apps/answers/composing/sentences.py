@@ -12,6 +12,7 @@ import numpy.typing as npt
 from apps.answers.composing.structure import PROSE, STEP, Line, chunk_lines, never_answers
 from apps.answers.composing.terms import content_terms, word_set
 from apps.answers.retrieval.types import ContextWindow
+from apps.answers.streaming import escape_markers
 from apps.corpus.text import split_sentences, words
 
 Vector = npt.NDArray[np.float32]
@@ -52,7 +53,6 @@ class Evidence:
     value: float
 
 
-_MARKERISH = re.compile(r"\[\s*[cC][\d\s,;،؛cC]*\]")
 _BULLET = re.compile(r"^\s*(?:[-*•·▪]\s+)")
 
 
@@ -107,13 +107,14 @@ def _line_sentences(line: Line) -> list[tuple[str, bool]]:
     if line.kind != PROSE:
         # Kept whole, without a closing pointer ("... --wait. See 07-ingesting-documents.").
         kept = [p for p in split_sentences(line.text) if not never_answers(p)] or [line.text]
-        text = _MARKERISH.sub("", " ".join(kept)).strip()
+        # A marker in a document's own text is quoted escaped, never taken for a citation.
+        text = escape_markers(" ".join(kept)).strip()
         return [(text, line.kind == STEP or _reads_like_step(text))]
     pieces: list[tuple[str, bool]] = []
     numbered = False  # split_sentences cuts "1. Open it." after "1.": carry the cue over
     for raw in split_sentences(line.text):
-        # A marker-like string in a document would turn into a citation: drop it.
-        text = _BULLET.sub("", _MARKERISH.sub("", raw)).strip()
+        # A marker in a document's own text is quoted escaped, never taken for a citation.
+        text = _BULLET.sub("", escape_markers(raw)).strip()
         step = numbered or bool(_LIST_NUMBER.match(text)) or _reads_like_step(text)
         numbered = bool(re.fullmatch(r"\(?\d{1,2}[.)]", text))
         pieces.append((_LIST_NUMBER.sub("", text), step))

@@ -11,6 +11,7 @@ from apps.answers.streaming.citations import (
     TextPiece,
     ValidatedCitations,
     citations_validate,
+    escape_markers,
     extract_citations,
     sentences_without_citation,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "TextPiece",
     "ValidatedCitations",
     "citations_validate",
+    "escape_markers",
     "extract_citations",
     "sentences_without_citation",
 ]

@@ -7,6 +7,12 @@ back what it cannot decide yet: an unclosed ``[`` that could still become a
 marker, and a single space that may turn out to sit before a marker. Because
 every decision depends only on the characters seen, never on where a chunk
 ended, any split of the input yields the same text and the same marks.
+
+A marker that stands in a source's own text ("see note [c1]") is not a citation.
+Composers quote source text through `escape_markers`, which puts a backslash before
+every complete marker; the extractor turns an escaped marker back into the literal
+text and makes no citation of it. A backslash before anything else (a path, LaTeX's
+display-math bracket) is left as written, so model text without escapes reads exactly as before.
 """
 
 from __future__ import annotations
@@ -44,7 +50,11 @@ _PREFIXES = frozenset("cC")
 # A space before a marker is dropped when the next visible text starts with one of
 # these ("Paris [c1]." -> "Paris."); before a word it is kept so words never merge.
 _DROP_SPACE_BEFORE = frozenset(".,;:!?…)]}»،؛؟۔\n\t\r")
-_PLAIN_RUN = re.compile(r"[^ \[]+")
+_PLAIN_RUN = re.compile(r"[^ \[\\]+")
+_ESCAPE = "\\"
+MAX_HOLD = 48  # the longest unclosed marker the extractor holds back before giving up on it
+# What `_MarkerParser` accepts, as one pattern, for escaping source text.
+_MARKER = re.compile(r"\[[ \t]*[cC]\d+(?:[ \t]*[,;،؛][ \t]*[cC]\d+)*[ \t]*\]")
 
 
 class _State(Enum):
@@ -65,8 +75,9 @@ class _Step(Enum):
 class _MarkerParser:
     """Recognises one marker, a character at a time, from just after its ``[``."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, escaped: bool = False) -> None:
         self.raw = "["
+        self.escaped = escaped  # a backslash before it: literal source text, not a citation
         self.aliases: list[str] = []
         self._state = _State.OPEN
         self._digits = ""
@@ -114,7 +125,7 @@ class _Space(Enum):
 class CitationExtractor:
     """Feed model text chunk by chunk; get cleaned text and citation marks back."""
 
-    def __init__(self, *, max_hold: int = 48) -> None:
+    def __init__(self, *, max_hold: int = MAX_HOLD) -> None:
         if max_hold < 3:
             raise ValueError(f"max_hold must be at least 3 (the length of '[c1'), got {max_hold}")
         self._max_hold = max_hold
@@ -123,6 +134,7 @@ class CitationExtractor:
         self._marks: list[CitationMark] = []
         self._marker: _MarkerParser | None = None
         self._space = _Space.NONE
+        self._escape = False  # a backslash that a "[" may follow
         self._out: list[StreamItem] = []
         self._pending_text: list[str] = []
         self._closed = False
@@ -149,6 +161,9 @@ class CitationExtractor:
         self._closed = True
         if self._marker is not None:
             self._release_marker()
+        if self._escape:
+            self._escape = False
+            self._emit_plain(_ESCAPE)
         if self._space is _Space.HELD:
             self._write(" ")
         # A space before a marker at the very end is dropped: "Paris [c1]" -> "Paris".
@@ -160,6 +175,16 @@ class CitationExtractor:
         if self._marker is not None:
             return index + 1 if self._step_marker(chunk[index]) else index
         ch = chunk[index]
+        if self._escape:
+            self._escape = False
+            if ch == "[":
+                self._marker = _MarkerParser(escaped=True)
+                return index + 1
+            self._emit_plain(_ESCAPE)
+            return index  # re-read: it may start a marker or another escape
+        if ch == _ESCAPE:
+            self._escape = True
+            return index + 1
         if ch == "[":
             self._marker = _MarkerParser()
             return index + 1
@@ -167,7 +192,7 @@ class CitationExtractor:
             self._hold_space()
             return index + 1
         run = _PLAIN_RUN.match(chunk, index)
-        assert run is not None  # ch is neither " " nor "["
+        assert run is not None  # ch is neither " " nor "[" nor a backslash
         self._emit_plain(run.group())
         return run.end()
 
@@ -178,7 +203,10 @@ class CitationExtractor:
         step = marker.step(ch)
         if step is _Step.CLOSED:
             self._marker = None
-            self._add_marks(marker.aliases)
+            if marker.escaped:
+                self._emit_plain(marker.raw)
+            else:
+                self._add_marks(marker.aliases)
         elif step is _Step.REJECTED or len(marker.raw) > self._max_hold:
             self._release_marker()
         return step is not _Step.REJECTED
@@ -188,8 +216,9 @@ class CitationExtractor:
         # out as-is; a rejecting "[" is re-read by the caller and may start a new one.
         assert self._marker is not None
         raw = self._marker.raw
+        escaped = self._marker.escaped
         self._marker = None
-        self._emit_plain(raw)
+        self._emit_plain(_ESCAPE + raw if escaped else raw)
 
     def _add_marks(self, aliases: Sequence[str]) -> None:
         if self._space is _Space.HELD:
@@ -227,6 +256,18 @@ class CitationExtractor:
         self._flush_text()
         out, self._out = self._out, []
         return out
+
+
+def escape_markers(text: str) -> str:
+    """Source text as a composer quotes it: every complete marker in it escaped, so the
+    extractor gives it back literally instead of taking it for a citation."""
+    return _MARKER.sub(_escaped, text)
+
+
+def _escaped(match: re.Match[str]) -> str:
+    # The extractor gives up on a marker longer than its hold: that one stays text anyway.
+    marker = match.group()
+    return _ESCAPE + marker if len(marker) <= MAX_HOLD + 1 else marker
 
 
 def extract_citations(text: str) -> tuple[str, tuple[CitationMark, ...]]:

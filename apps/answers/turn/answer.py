@@ -144,6 +144,7 @@ async def _after_answer(
         confidence=value,
         confidence_band=band,
         refused=outcome.refused,
+        refusal_reason=outcome.refusal_reason,
         followups=tuple(questions),
         fallback_reason=outcome.fallback_reason,
         dropped_citations=tuple(outcome.dropped),

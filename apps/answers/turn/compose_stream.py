@@ -6,7 +6,11 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
-from apps.answers.composing.confidence import confidence_blend, retrieval_quality
+from apps.answers.composing.confidence import (
+    confidence_blend,
+    refusal_confidence,
+    retrieval_quality,
+)
 from apps.answers.composing.types import (
     Composer,
     ComposeRequest,
@@ -30,6 +34,7 @@ class ComposeOutcome:
     composer: str = ""
     support: float | None = None
     refused: bool = False
+    refusal_reason: str = ""
     text: str = ""
     citations: list[CitationRecord] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
@@ -39,9 +44,11 @@ class ComposeOutcome:
 
 
 def answer_confidence(*, outcome: ComposeOutcome, chunks: Sequence[RetrievedChunk]) -> float:
-    """The blended confidence of an answer: the composer's support and the retrieval's quality."""
+    """The blended confidence of an answer: the composer's support and the retrieval's quality;
+    a refusal's stays in the red band, whichever composer refused and why."""
     support = outcome.support if outcome.support is not None else 0.0
-    return confidence_blend(support=support, retrieval=retrieval_quality(chunks))
+    value = confidence_blend(support=support, retrieval=retrieval_quality(chunks))
+    return refusal_confidence(value) if outcome.refused else value
 
 
 async def compose_events(
@@ -92,6 +99,7 @@ class _Sink:
                 self.outcome.support = event.value
             elif isinstance(event, Refusal):
                 self.outcome.refused = True
+                self.outcome.refusal_reason = event.reason
 
     async def close(self) -> AsyncIterator[Envelope]:
         for item in self.extractor.close():
