@@ -93,6 +93,9 @@ class Retriever:
         query = request.query.strip()[:MAX_QUERY_CHARS]
         trace.variants.append(QueryVariant("original", query))
         original = await self._original(query, request, trace)
+        if request.rewrite is not None:
+            # Expansion and reranking read the standalone query; a fragment says too little.
+            query = request.rewrite.query.strip()[:MAX_QUERY_CHARS]
         lists = [original]
         if request.strategy in (Strategy.MODERATE, Strategy.COMPLEX):
             lists.extend(await self._hyde(query, request, trace))
@@ -100,15 +103,24 @@ class Retriever:
         if request.strategy == Strategy.COMPLEX:
             candidates = await self._hops(query, request, candidates, trace)
         chunks = await self._finish(query, candidates, trace)
-        return RetrievalResult(tuple(chunks), trace, tuple(original))
+        return RetrievalResult(tuple(chunks), trace, tuple(original), request.rewrite)
 
     async def _original(
         self, query: str, request: RetrievalRequest, trace: RetrievalTrace
     ) -> list[Candidate]:
+        rewrite = request.rewrite
+        if rewrite is not None:
+            trace.variants.append(QueryVariant("rewrite", rewrite.query))
+            trace.settings["rewrite_method"] = rewrite.method
         if request.original_candidates is not None:
             trace.settings["original_reused"] = True
             return list(request.original_candidates)
-        return await self._variant(query, request, trace, "original")
+        own = await self._variant(query, request, trace, "original")
+        if rewrite is None:
+            return own
+        text = rewrite.query.strip()[:MAX_QUERY_CHARS]
+        standalone = await self._variant(text, request, trace, "rewrite")
+        return candidates_merge([standalone, own], k=self.config.rrf_k)
 
     async def _variant(
         self, text: str, request: RetrievalRequest, trace: RetrievalTrace, kind: str
