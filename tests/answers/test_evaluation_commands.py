@@ -108,32 +108,29 @@ CONVERSATIONS = [
 ]
 
 
-def _conversations(tmp_path: Path, lines: list[str]) -> Path:
+def _evaluate_conversations(dataset: Path, tmp_path: Path, lines: list[str], *flags: str) -> None:
     path = tmp_path / "conversations.jsonl"
     path.write_text("\n".join(lines), encoding="utf-8")
-    return path
+    call_command(
+        "evaluate_conversations",
+        "--dataset",
+        str(dataset),
+        "--conversations",
+        str(path),
+        *flags,
+        stdout=StringIO(),
+    )
 
 
 @pytest.mark.parametrize("rewrite", [True, False])
 def test_evaluate_conversations_scores_follow_ups_and_standalone_turns_apart(
     dataset: Path, tmp_path: Path, embedder: CountingEmbedder, rewrite: bool
 ) -> None:
-    conversations = _conversations(tmp_path, [json.dumps(c) for c in CONVERSATIONS])
     fake = providers_fake(embedder, composer=ScriptedComposer(pieces=("It says so [c1].",)))
     target = tmp_path / "conversations.json"
-    flags = [] if rewrite else ["--no-rewrite"]
+    flags = ["--json", str(target)] + ([] if rewrite else ["--no-rewrite"])
     with providers_override(fake):
-        call_command(
-            "evaluate_conversations",
-            "--dataset",
-            str(dataset),
-            "--conversations",
-            str(conversations),
-            "--json",
-            str(target),
-            *flags,
-            stdout=StringIO(),
-        )
+        _evaluate_conversations(dataset, tmp_path, [json.dumps(c) for c in CONVERSATIONS], *flags)
     result = json.loads(target.read_text())
     assert result["rewrite"] == ("rules" if rewrite else "off")
     assert result["standalone"]["turns"] == 2 and result["follow_up"]["turns"] == 1
@@ -146,13 +143,5 @@ def test_evaluate_conversations_scores_follow_ups_and_standalone_turns_apart(
 def test_evaluate_conversations_names_a_bad_line(dataset: Path, tmp_path: Path) -> None:
     from django.core.management import CommandError
 
-    conversations = _conversations(tmp_path, [json.dumps(CONVERSATIONS[0]), '{"turns": 3}'])
     with pytest.raises(CommandError, match="line 2"):
-        call_command(
-            "evaluate_conversations",
-            "--dataset",
-            str(dataset),
-            "--conversations",
-            str(conversations),
-            stdout=StringIO(),
-        )
+        _evaluate_conversations(dataset, tmp_path, [json.dumps(CONVERSATIONS[0]), '{"turns": 3}'])
