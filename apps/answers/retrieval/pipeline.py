@@ -58,7 +58,7 @@ class RetrievalConfig:
     max_hops: int = 2
     expansion_timeout_s: float = 8.0
     # A follow-up's own words against its rewrite: 0.8 puts the fragment's best passage
-    # level with the rewrite's fifth or so (see candidates_prefer).
+    # level with the rewrite's sixth (at rrf_k 20; see candidates_prefer).
     fragment_weight: float = 0.8
 
     def __post_init__(self) -> None:
