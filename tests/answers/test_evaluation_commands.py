@@ -93,3 +93,55 @@ def test_a_folder_without_a_corpus_is_a_clear_error(command: str, tmp_path: Path
 
     with pytest.raises(CommandError, match=r"corpus\.jsonl"):
         call_command(command, "--dataset", str(tmp_path), stdout=StringIO())
+
+
+CONVERSATIONS = [
+    {
+        "conversation_id": "c1",
+        "language": "en",
+        "turns": [
+            {"text": "What does the WireGuard VPN need?", "gold": ["d2"], "follow_up": False},
+            {"text": "and how do I import it?", "gold": ["d2"], "follow_up": True},
+            {"text": "How many days of annual leave?", "gold": ["d1"], "follow_up": False},
+        ],
+    }
+]
+
+
+def _evaluate_conversations(dataset: Path, tmp_path: Path, lines: list[str], *flags: str) -> None:
+    path = tmp_path / "conversations.jsonl"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    call_command(
+        "evaluate_conversations",
+        "--dataset",
+        str(dataset),
+        "--conversations",
+        str(path),
+        *flags,
+        stdout=StringIO(),
+    )
+
+
+@pytest.mark.parametrize("rewrite", [True, False])
+def test_evaluate_conversations_scores_follow_ups_and_standalone_turns_apart(
+    dataset: Path, tmp_path: Path, embedder: CountingEmbedder, rewrite: bool
+) -> None:
+    fake = providers_fake(embedder, composer=ScriptedComposer(pieces=("It says so [c1].",)))
+    target = tmp_path / "conversations.json"
+    flags = ["--json", str(target)] + ([] if rewrite else ["--no-rewrite"])
+    with providers_override(fake):
+        _evaluate_conversations(dataset, tmp_path, [json.dumps(c) for c in CONVERSATIONS], *flags)
+    result = json.loads(target.read_text())
+    assert result["rewrite"] == ("rules" if rewrite else "off")
+    assert result["standalone"]["turns"] == 2 and result["follow_up"]["turns"] == 1
+    assert result["standalone"]["gold_in_top5"] == 1.0
+    assert result["standalone"]["rewritten"] == 0  # new questions are searched as asked
+    assert result["follow_up"]["rewritten"] == int(rewrite)
+    assert {"ndcg@10", "gold_passage_cited"} <= set(result["follow_up"])
+
+
+def test_evaluate_conversations_names_a_bad_line(dataset: Path, tmp_path: Path) -> None:
+    from django.core.management import CommandError
+
+    with pytest.raises(CommandError, match="line 2"):
+        _evaluate_conversations(dataset, tmp_path, [json.dumps(CONVERSATIONS[0]), '{"turns": 3}'])

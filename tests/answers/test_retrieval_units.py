@@ -9,7 +9,7 @@ from sklearn.metrics import ndcg_score
 from apps.answers.evaluation.metrics import mrr_at_k, ndcg_at_k, percentile, recall_at_k
 from apps.answers.retrieval.context import context_build
 from apps.answers.retrieval.expansion import feedback_query
-from apps.answers.retrieval.fusion import candidates_merge, rrf_fuse
+from apps.answers.retrieval.fusion import candidates_merge, candidates_prefer, rrf_fuse
 from apps.answers.retrieval.pipeline import RetrievalConfig
 from apps.answers.retrieval.types import RetrievedChunk
 from apps.corpus.search import KeywordQuery, ScoredChunk
@@ -44,6 +44,16 @@ def test_merging_variants_keeps_each_chunk_once() -> None:
     second = rrf_fuse(dense=[ScoredChunk(2, 1), ScoredChunk(5, 1)], keyword=[], variant="hyde")
     merged = candidates_merge([first, second])
     assert [c.chunk_id for c in merged] == [2, 1, 5]
+
+
+def test_a_rewrite_outranks_passages_that_only_match_the_fragment() -> None:
+    # The rewrite finds the conversation's passage (9) first and a generic one (2) second; the
+    # fragment alone finds generic ones. Summing ranks would put 2 first, found by both.
+    rewrite = rrf_fuse(dense=[ScoredChunk(9, 1), ScoredChunk(2, 1)], keyword=[], k=20)
+    fragment = rrf_fuse(dense=[ScoredChunk(2, 1), ScoredChunk(3, 1)], keyword=[], k=20)
+    assert candidates_merge([rewrite, fragment], k=20)[0].chunk_id == 2
+    preferred = candidates_prefer(rewrite, fragment, weight=0.8, k=20)
+    assert [c.chunk_id for c in preferred] == [9, 2, 3]  # the fragment's own still come in
 
 
 def test_context_drops_lowest_ranked_first_and_records_utilisation() -> None:

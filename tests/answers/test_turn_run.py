@@ -265,3 +265,31 @@ def test_a_failing_turn_end_step_is_logged_and_the_others_still_run(
     turn_end_steps_run(TurnEnd(7, TurnStatus.FINISHED))
     assert ends == [TurnEnd(7, TurnStatus.FINISHED)]
     assert "Turn-end step bad failed for turn 7" in caplog.text
+
+
+def test_a_follow_up_searches_as_its_standalone_rewrite_in_the_first_pass(
+    embedder: CountingEmbedder,
+) -> None:
+    handbook_load(embedder)
+    conversation = Conversation.objects.create()
+    earlier = turn_start(conversation=conversation, question="What does the company VPN use?")
+    Turn.objects.filter(pk=earlier.pk).update(answer="WireGuard.", status=TurnStatus.FINISHED)
+
+    turn, _ = _run(providers_fake(embedder), "and how do I set it up?", conversation)
+
+    variants = {v["kind"]: v["text"] for v in turn.retrieval_trace["variants"]}
+    assert variants["original"] == "and how do I set it up?"
+    assert (
+        variants["rewrite"].startswith("and how do I set it up?") and "VPN" in variants["rewrite"]
+    )
+    assert turn.retrieval_trace["settings"]["rewrite_method"] == "rules"
+    # The answer route took the first pass as it was: the rewrite's best chunk is cited.
+    cited = Citation.objects.select_related("chunk__document").get(turn=turn, alias="c1")
+    assert cited.chunk is not None and cited.chunk.document.filename == "vpn.md"
+    assert "rewrite" in turn.timings_ms["spans"]
+
+
+def test_a_first_question_is_searched_as_asked(embedder: CountingEmbedder) -> None:
+    handbook_load(embedder)
+    turn, _ = _run(providers_fake(embedder), "how many days of annual leave?")
+    assert [v["kind"] for v in turn.retrieval_trace["variants"]] == ["original"]

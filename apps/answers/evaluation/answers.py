@@ -20,8 +20,8 @@ from apps.answers.evaluation.beir import BeirQuery, corpus_id_from_filename
 from apps.answers.evaluation.metrics import percentile
 from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.context import context_build
-from apps.answers.retrieval.types import RetrievalRequest
-from apps.answers.routing.types import Intent
+from apps.answers.retrieval.types import QueryRewrite, RetrievalRequest
+from apps.answers.routing.types import HistoryMessage, Intent
 from apps.answers.turn.compose_stream import ComposeOutcome, answer_confidence, compose_events
 from apps.answers.turn.recorder import MemoryRecorder
 from apps.corpus.search import SearchFilters
@@ -77,6 +77,7 @@ class AnsweredQuestion:
     cited_documents: tuple[str, ...]
     refused: bool
     confidence: float  # blended exactly as a turn blends it
+    ranked_documents: tuple[str, ...] = ()  # retrieval's order, a document at its best chunk
 
 
 def answer_one(
@@ -84,32 +85,45 @@ def answer_one(
 ) -> AnsweredQuestion:
     """One question through a turn's own retrieval, context and compose stream (events are
     numbered in memory, not stored: an evaluation writes no turns)."""
+    return async_to_sync(question_answer)(
+        query=query, providers=providers, filters=filters, budget=budget
+    )
 
-    async def run() -> AnsweredQuestion:
-        result = await providers.retriever.retrieve(RetrievalRequest(query=query, filters=filters))
-        context = context_build(chunks=result.chunks, budget_tokens=budget)
-        request = ComposeRequest(
-            query=query,
-            intent=Intent.FACTUAL_QUESTION,
-            language=detect_language(query),
-            context=context,
-        )
-        outcome = ComposeOutcome()
-        async for _ in compose_events(
-            composer=providers.composer,
-            fallback=providers.fallback_composer,
-            request=request,
-            recorder=MemoryRecorder(),
-            outcome=outcome,
-        ):
-            pass
-        cited = tuple(
-            dict.fromkeys(corpus_id_from_filename(c.source_file) for c in outcome.citations)
-        )
-        confidence = answer_confidence(outcome=outcome, chunks=result.chunks)
-        return AnsweredQuestion(outcome.text, cited, outcome.refused, confidence)
 
-    return async_to_sync(run)()
+async def question_answer(
+    *,
+    query: str,
+    providers: Providers,
+    filters: SearchFilters,
+    budget: int,
+    history: tuple[HistoryMessage, ...] = (),
+    rewrite: QueryRewrite | None = None,
+) -> AnsweredQuestion:
+    """`answer_one` inside a conversation: with its window and a follow-up's rewrite."""
+    result = await providers.retriever.retrieve(
+        RetrievalRequest(query=query, filters=filters, rewrite=rewrite)
+    )
+    context = context_build(chunks=result.chunks, budget_tokens=budget)
+    request = ComposeRequest(
+        query=rewrite.query if rewrite else query,  # as the turn's answer route does
+        intent=Intent.FACTUAL_QUESTION,
+        language=detect_language(query),
+        context=context,
+        history=history,
+    )
+    outcome = ComposeOutcome()
+    async for _ in compose_events(
+        composer=providers.composer,
+        fallback=providers.fallback_composer,
+        request=request,
+        recorder=MemoryRecorder(),
+        outcome=outcome,
+    ):
+        pass
+    cited = tuple(dict.fromkeys(corpus_id_from_filename(c.source_file) for c in outcome.citations))
+    confidence = answer_confidence(outcome=outcome, chunks=result.chunks)
+    ranked = tuple(dict.fromkeys(corpus_id_from_filename(c.filename) for c in result.chunks))
+    return AnsweredQuestion(outcome.text, cited, outcome.refused, confidence, ranked)
 
 
 def answers_evaluate(

@@ -73,7 +73,7 @@ async def bridging_query(
     return feedback_query(query=query, found=found), "feedback"
 
 
-_STOP = frozenset(
+STOP_WORDS = frozenset(
     [
         "the",
         "a",
@@ -161,7 +161,12 @@ def feedback_query(*, query: str, found: Sequence[RetrievedChunk], terms: int = 
     for rank, chunk in enumerate(found[:3]):
         for word in words(chunk.text):
             token = word.lower()
-            if len(token) > 3 and token not in asked and token not in _STOP and not token.isdigit():
+            if (
+                len(token) > 3
+                and token not in asked
+                and token not in STOP_WORDS
+                and not token.isdigit()
+            ):
                 counts[token] += 3 - rank
     extra = [t for t, _ in counts.most_common(terms)]
     return re.sub(r"\s+", " ", f"{query} {' '.join(extra)}").strip()

@@ -61,3 +61,28 @@ def candidates_merge(lists: Sequence[Sequence[Candidate]], *, k: int = 60) -> li
         replace(c, fused_rank=i, fused_score=score[c.chunk_id])
         for i, c in enumerate(ordered, start=1)
     ]
+
+
+def candidates_prefer(
+    primary: Sequence[Candidate], secondary: Sequence[Candidate], *, weight: float, k: int = 60
+) -> list[Candidate]:
+    """Merge two fused lists by the better of their weighted reciprocal ranks (not the sum).
+
+    For a follow-up's rewrite (primary) and its own words (secondary): the rewrite already holds
+    those words, so summing would reward every passage that matches the fragment alone ("when
+    was he born?" finds every biography) over the one the conversation is about. The
+    secondary list still places its best passages, behind the rewrite's first few.
+    """
+    score: dict[int, float] = {}
+    best: dict[int, Candidate] = {}
+    for candidates, w in ((primary, 1.0), (secondary, weight)):
+        for c in candidates:
+            value = w / (k + c.fused_rank)
+            if value > score.get(c.chunk_id, 0.0):
+                score[c.chunk_id] = value
+            best.setdefault(c.chunk_id, c)
+    ordered = sorted(best.values(), key=lambda c: (-score[c.chunk_id], c.chunk_id))
+    return [
+        replace(c, fused_rank=i, fused_score=score[c.chunk_id])
+        for i, c in enumerate(ordered, start=1)
+    ]

@@ -16,7 +16,7 @@ from asgiref.sync import sync_to_async
 
 from apps.answers.providers.chat import ChatModel
 from apps.answers.retrieval.expansion import bridging_query, hyde_passage
-from apps.answers.retrieval.fusion import candidates_merge, rrf_fuse
+from apps.answers.retrieval.fusion import candidates_merge, candidates_prefer, rrf_fuse
 from apps.answers.retrieval.rerank import NoReranker, Reranker
 from apps.answers.retrieval.types import (
     Candidate,
@@ -57,6 +57,9 @@ class RetrievalConfig:
     rerank_depth: int = 30
     max_hops: int = 2
     expansion_timeout_s: float = 8.0
+    # A follow-up's own words against its rewrite: 0.8 puts the fragment's best passage
+    # level with the rewrite's sixth (at rrf_k 20; see candidates_prefer).
+    fragment_weight: float = 0.8
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -67,6 +70,8 @@ class RetrievalConfig:
             raise ValueError("k values and ef_search must be positive")
         if not 1 <= self.max_hops <= 3:
             raise ValueError("max_hops must be between 1 and 3")
+        if not 0 <= self.fragment_weight <= 1:
+            raise ValueError("fragment_weight must be between 0 and 1")
         if self.dense_weight < 0 or self.keyword_weight < 0:
             raise ValueError("fusion weights must not be negative")
 
@@ -93,6 +98,9 @@ class Retriever:
         query = request.query.strip()[:MAX_QUERY_CHARS]
         trace.variants.append(QueryVariant("original", query))
         original = await self._original(query, request, trace)
+        if request.rewrite is not None:
+            # Expansion and reranking read the standalone query; a fragment says too little.
+            query = request.rewrite.query.strip()[:MAX_QUERY_CHARS]
         lists = [original]
         if request.strategy in (Strategy.MODERATE, Strategy.COMPLEX):
             lists.extend(await self._hyde(query, request, trace))
@@ -100,15 +108,26 @@ class Retriever:
         if request.strategy == Strategy.COMPLEX:
             candidates = await self._hops(query, request, candidates, trace)
         chunks = await self._finish(query, candidates, trace)
-        return RetrievalResult(tuple(chunks), trace, tuple(original))
+        return RetrievalResult(tuple(chunks), trace, tuple(original), request.rewrite)
 
     async def _original(
         self, query: str, request: RetrievalRequest, trace: RetrievalTrace
     ) -> list[Candidate]:
+        rewrite = request.rewrite
+        if rewrite is not None:
+            trace.variants.append(QueryVariant("rewrite", rewrite.query))
+            trace.settings["rewrite_method"] = rewrite.method
         if request.original_candidates is not None:
             trace.settings["original_reused"] = True
             return list(request.original_candidates)
-        return await self._variant(query, request, trace, "original")
+        own = await self._variant(query, request, trace, "original")
+        if rewrite is None:
+            return own
+        text = rewrite.query.strip()[:MAX_QUERY_CHARS]
+        standalone = await self._variant(text, request, trace, "rewrite")
+        return candidates_prefer(
+            standalone, own, weight=self.config.fragment_weight, k=self.config.rrf_k
+        )
 
     async def _variant(
         self, text: str, request: RetrievalRequest, trace: RetrievalTrace, kind: str

@@ -55,9 +55,18 @@ class ContextWindow:
 
 @dataclass(frozen=True)
 class QueryVariant:
-    kind: str  # original | hyde | hop-N
+    kind: str  # original | rewrite | hyde | hop-N
     text: str
     skipped_reason: str = ""
+
+
+@dataclass(frozen=True)
+class QueryRewrite:
+    """A follow-up made standalone ("who stars in it?" + the earlier topic's terms)."""
+
+    query: str
+    method: str  # rules | chat
+    carried: tuple[str, ...] = ()  # the earlier turns' terms the rules added
 
 
 @dataclass
@@ -83,10 +92,15 @@ class RetrievalRequest:
     # The fused candidates of `query` itself from a pass already run (the turn's speculative
     # first pass): the original variant is then not searched again.
     original_candidates: tuple[Candidate, ...] | None = None
+    # A follow-up's standalone query: searched beside `query` and fused with it, and the
+    # query that expansion and reranking read.
+    rewrite: QueryRewrite | None = None
 
 
 @dataclass(frozen=True)
 class RetrievalResult:
     chunks: tuple[RetrievedChunk, ...]
     trace: RetrievalTrace
-    original_candidates: tuple[Candidate, ...] = ()  # the query's own fused list, for reuse
+    # The query's own fused list (with its rewrite's, for a follow-up), for reuse.
+    original_candidates: tuple[Candidate, ...] = ()
+    rewrite: QueryRewrite | None = None  # the request's, so a second pass can reuse it

@@ -44,7 +44,9 @@ async def answer_events(
     await sync_to_async(turn_context_record)(turn_id=state.turn_id, context=_context_data(context))
     outcome = ComposeOutcome()
     request = ComposeRequest(
-        query=state.question,
+        # A follow-up is answered as its standalone rewrite: "who stars in it?" alone would
+        # pick sentences about anyone starring in anything.
+        query=result.rewrite.query if result.rewrite else state.question,
         intent=str(c.intent),
         language=c.language,
         context=context,
@@ -82,6 +84,7 @@ async def _retrieve(
                 filters=state.filters,
                 strategy=strategy,
                 original_candidates=first.original_candidates,
+                rewrite=first.rewrite,
             )
         )
     ]

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from apps.answers.providers.registry import Providers
+from apps.answers.retrieval.rewrite import query_rewrite
 from apps.answers.retrieval.types import RetrievalRequest, RetrievalResult
 from apps.answers.routing.policy import classify_safely
 from apps.answers.routing.types import Classification, HistoryMessage, Strategy
@@ -41,8 +42,15 @@ async def speculate(
     async def timed_retrieval() -> RetrievalResult:
         begin = _ms(started)
         try:
+            # A follow-up searches as its standalone rewrite too, so the answer route can
+            # reuse this pass whatever the router decides.
+            rewrite = await query_rewrite(question=query, history=history, chat=providers.chat)
+            if history:
+                spans["rewrite"] = (begin, _ms(started))
             return await providers.retriever.retrieve(
-                RetrievalRequest(query=query, filters=filters, strategy=Strategy.SIMPLE)
+                RetrievalRequest(
+                    query=query, filters=filters, strategy=Strategy.SIMPLE, rewrite=rewrite
+                )
             )
         finally:
             spans["first_pass_retrieval"] = (begin, _ms(started))

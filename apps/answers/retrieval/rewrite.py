@@ -1,0 +1,157 @@
+"""A follow-up question, rewritten into a standalone query before retrieval.
+
+"Which book is it adapted from?" after "Who directed Never Cry Wolf?" searches its own words
+and the earlier topic's. Offline, rules decide whether the question leans on the conversation
+(a leading "and"/"و", a pronoun or demonstrative pointing back, and no entity of its own) and
+carry the salient terms of the earlier questions (capitalised phrases, quoted titles, content
+words); retrieval then searches both the question and the combined query and fuses them, so
+a wrong guess still keeps the question's own results. With a chat model, one short rewrite
+call does the same, and the rules serve when it fails. A question with its own entity is left
+alone: a new topic is never polluted by the previous one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from apps.answers.providers.chat import ChatModel
+from apps.answers.retrieval.expansion import STOP_WORDS, chat_text
+from apps.answers.retrieval.types import QueryRewrite
+from apps.answers.routing.features import is_follow_up_fragment
+from apps.answers.routing.types import HistoryMessage
+from apps.corpus.text import ZWNJ, words
+
+REWRITE_TIMEOUT_S = 4.0  # a rewrite is worth a short wait, not the whole answer's
+MAX_CARRIED_TERMS = 8
+MAX_TOPIC_QUESTIONS = 3  # how far back a chain of follow-ups is followed to its topic
+
+REWRITE_PROMPT = (
+    "Rewrite the user's last question so that it can be understood without the conversation: "
+    "replace pronouns and fill in what it leaves out from the earlier questions. If it already "
+    "stands alone, repeat it unchanged. Keep its language. Reply with the question only."
+)
+
+_EN_BACK = frozenset(
+    ["it", "its", "he", "him", "his", "she", "her", "hers", "they", "them", "their", "theirs"]
+)
+_EN_DEMONSTRATIVES = frozenset(["this", "that", "these", "those"])
+_FA_BACK = frozenset(
+    ["آن", "او", "این", "اون", "ایشان", "آنها", "آن‌ها", "اینها", "این‌ها", "همین", "همان", "وی"]
+)
+# Function and question words: never a topic to carry.
+_FA_FUNCTION_WORDS = (
+    "از به با در بر برای که را رو و یا تا هم نیز است هست بود شد شده می کرد کرده دارد داره"
+    " چه چی چیست چیه کی کیست کجا کجاست کدام کدوم چرا چگونه چطور چند چقدر آیا یک های ها"
+    " ای بین پس اگر اما ولی چون خود"
+)
+_FA_STOP = _FA_BACK | frozenset(_FA_FUNCTION_WORDS.split())
+# A word ending in the attached pronoun "ـش"/"‌اش" ("کارگردانش": its director).
+_FA_ATTACHED = re.compile(rf"\S{{2,}}(?:{ZWNJ}?اش|[^\sا]ش)$")
+_CAPITALISED = re.compile(r"\b[A-Z][\w'’.-]*(?:\s+(?:of|the|and|de|von|van|[A-Z][\w'’.-]*))*")
+_QUOTED = re.compile(r"[\"“«]([^\"”»]{2,80})[\"”»]")
+_LATIN = re.compile(r"[A-Za-z]")
+_QUESTION_WORDS = frozenset(
+    ["what", "who", "when", "where", "which", "why", "how", "is", "are", "do", "does", "did"]
+)
+
+
+def is_dependent(question: str) -> bool:
+    """The question leans on the conversation: a fragment, or a pointer back with no entity
+    of its own ("who stars in it?", "کارگردانش کیست؟"; not "Who directed Never Cry Wolf?")."""
+    if is_follow_up_fragment(question):
+        return True
+    return _refers_back(question) and not entities_own(question)
+
+
+def _refers_back(question: str) -> bool:
+    tokens = [w.lower() for w in words(question)]
+    for i, token in enumerate(tokens):
+        if token in _EN_BACK or token in _FA_BACK:
+            return True
+        following = tokens[i + 1] if i + 1 < len(tokens) else None
+        if token in _EN_DEMONSTRATIVES and (following is None or following not in STOP_WORDS):
+            return True  # "after that", "that setting"; not "know that the upload worked"
+    return len(tokens) <= 4 and any(_FA_ATTACHED.match(t) for t in tokens)
+
+
+def entities_own(question: str) -> list[str]:
+    """Named things the question states itself: capitalised phrases after its first word,
+    quoted titles, and Latin-script names inside Persian text."""
+    found = [m.group(1).strip() for m in _QUOTED.finditer(question)]
+    persian = not _LATIN.search(question[:1]) and any("\u0600" <= ch <= "\u06ff" for ch in question)
+    for match in _CAPITALISED.finditer(question):
+        phrase = match.group(0).strip()
+        first_word = match.start() == len(question) - len(question.lstrip())
+        if phrase.lower() in _EN_BACK | _QUESTION_WORDS or phrase == "I":
+            continue
+        if first_word and not persian and " " not in phrase:
+            continue  # a capital at the start is grammar, not a name
+        found.append(phrase)
+    return found
+
+
+def terms_salient(text: str) -> list[str]:
+    """What a question is about: its named phrases first, then its content words."""
+    terms = [e for e in entities_own(text) if e.lower() not in _QUESTION_WORDS]
+    named = {w.lower() for e in terms for w in words(e)}
+    for word in words(text):
+        token = word.lower()
+        if token in named or token in STOP_WORDS or token in _FA_STOP or len(token) < 3:
+            continue
+        if token in _QUESTION_WORDS or token.isdigit():
+            continue
+        terms.append(word)
+    return list(dict.fromkeys(terms))
+
+
+def rewrite_offline(*, question: str, history: Sequence[HistoryMessage]) -> QueryRewrite | None:
+    """The question plus the terms of the topic it follows, or None when it stands alone."""
+    asked = [m.text for m in history if m.role == "user"]
+    if not asked or not is_dependent(question):
+        return None
+    own = {w.lower() for w in words(question)}
+    carried: list[str] = []
+    for earlier in reversed(asked[-MAX_TOPIC_QUESTIONS:]):
+        carried.extend(t for t in terms_salient(earlier) if t.lower() not in own)
+        if not is_dependent(earlier):
+            break  # the question that opened the topic
+    carried = list(dict.fromkeys(carried))[:MAX_CARRIED_TERMS]
+    if not carried:
+        return None
+    return QueryRewrite(f"{question.strip()} {' '.join(carried)}", "rules", tuple(carried))
+
+
+async def query_rewrite(
+    *,
+    question: str,
+    history: Sequence[HistoryMessage],
+    chat: ChatModel | None,
+    timeout_s: float = REWRITE_TIMEOUT_S,
+) -> QueryRewrite | None:
+    """The standalone query for a follow-up, or None for a question that stands alone."""
+    if not any(m.role == "user" for m in history):
+        return None
+    if chat is not None:
+        rewritten = await _chat_rewrite(chat, question=question, history=history, timeout=timeout_s)
+        if rewritten is not None:
+            same = rewritten.casefold().strip(" ?؟.") == question.casefold().strip(" ?؟.")
+            return None if same else QueryRewrite(rewritten, "chat")
+    return rewrite_offline(question=question, history=history)
+
+
+async def _chat_rewrite(
+    chat: ChatModel, *, question: str, history: Sequence[HistoryMessage], timeout: float
+) -> str | None:
+    lines = [f"{m.role}: {m.text[:300]}" for m in history]
+    text = await chat_text(
+        chat,
+        system=REWRITE_PROMPT,
+        user="\n".join([*lines, f"user (last question): {question}"]),
+        timeout_s=timeout,
+        max_tokens=64,
+    )
+    if not text:
+        return None
+    first = text.strip().splitlines()[0].strip().strip('"')
+    return first[:300] or None

@@ -1,0 +1,122 @@
+"""Follow-ups rewritten into standalone queries; standalone questions left alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.answers.providers.chat import ChatUnavailable
+from apps.answers.retrieval.rewrite import is_dependent, query_rewrite, rewrite_offline
+from apps.answers.routing.types import HistoryMessage
+from tests.answers.test_composing_openai import ScriptedChat
+
+
+def _asked(*questions: str) -> tuple[HistoryMessage, ...]:
+    messages: list[HistoryMessage] = []
+    for question in questions:
+        messages += [HistoryMessage("user", question), HistoryMessage("assistant", "An answer.")]
+    return tuple(messages)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "and for contractors?",
+        "who stars in it?",
+        "what did he do after that?",
+        "Which book is it adapted from?",
+        "و برای پیمانکاران؟",
+        "کارگردانش کیست؟",
+        "او در چه سالی به دنیا آمد؟",
+    ],
+)
+def test_a_question_that_leans_on_the_conversation_is_dependent(question: str) -> None:
+    assert is_dependent(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who directed Never Cry Wolf?",
+        "What is the per diem for contractors?",
+        "How do I know that the upload worked?",
+        "Does it support SSE?",  # a pointer back, but a named thing of its own
+        "گاندی چه کسی بود؟",
+    ],
+)
+def test_a_question_with_its_own_topic_stands_alone(question: str) -> None:
+    assert not is_dependent(question)
+
+
+def test_a_follow_up_carries_the_earlier_topic() -> None:
+    rewrite = rewrite_offline(
+        question="Which book is it adapted from?", history=_asked("Who directed Never Cry Wolf?")
+    )
+    assert rewrite is not None and rewrite.method == "rules"
+    assert rewrite.query.startswith("Which book is it adapted from?")
+    assert "Never Cry Wolf" in rewrite.carried
+
+
+def test_a_chain_of_follow_ups_reaches_back_to_the_question_that_opened_the_topic() -> None:
+    history = _asked("Who is Jacqueline Fontyn?", "When was she born?")
+    rewrite = rewrite_offline(question="Who did she marry?", history=history)
+    assert rewrite is not None and "Jacqueline Fontyn" in rewrite.carried
+
+
+def test_a_topic_switch_ends_the_chain() -> None:
+    history = _asked(
+        "What is Port Blair?", "What is it the capital of?", "Who is Jacqueline Fontyn?"
+    )
+    rewrite = rewrite_offline(question="When was she born?", history=history)
+    assert rewrite is not None and rewrite.carried == ("Jacqueline Fontyn",)
+    assert "Port" not in rewrite.query
+
+
+def test_a_new_question_after_another_topic_is_not_polluted() -> None:
+    history = _asked("Who directed Never Cry Wolf?")
+    assert (
+        rewrite_offline(question="What is the per diem for contractors?", history=history) is None
+    )
+    assert rewrite_offline(question="Who is Jacqueline Fontyn?", history=history) is None
+
+
+def test_persian_follow_up_carries_the_persian_topic() -> None:
+    history = _asked("بر چه اساسی رئال موفق ترین تیم در تاریخ فوتبال اروپا است؟")
+    rewrite = rewrite_offline(question="آن چند بار قهرمان لیگ شده؟", history=history)
+    assert rewrite is not None and "رئال" in rewrite.carried
+    assert "چه" not in rewrite.carried  # question words are not the topic
+    assert rewrite_offline(question="گاندی چه کسی بود؟", history=history) is None
+
+
+def test_without_history_nothing_is_rewritten() -> None:
+    assert rewrite_offline(question="who stars in it?", history=()) is None
+
+
+async def test_with_a_chat_model_its_rewrite_is_used() -> None:
+    chat = ScriptedChat(["Which book is Never Cry Wolf adapted from?"])
+    rewrite = await query_rewrite(
+        question="Which book is it adapted from?",
+        history=_asked("Who directed Never Cry Wolf?"),
+        chat=chat,
+    )
+    assert rewrite is not None and rewrite.method == "chat"
+    assert rewrite.query == "Which book is Never Cry Wolf adapted from?"
+    assert "Never Cry Wolf" in chat.messages[-1].content  # the model saw the conversation
+
+
+async def test_a_chat_model_that_repeats_the_question_means_it_stands_alone() -> None:
+    rewrite = await query_rewrite(
+        question="What is the per diem for contractors?",
+        history=_asked("Who directed Never Cry Wolf?"),
+        chat=ScriptedChat(["What is the per diem for contractors?"]),
+    )
+    assert rewrite is None
+
+
+async def test_a_failing_chat_model_falls_back_to_the_rules() -> None:
+    rewrite = await query_rewrite(
+        question="who stars in it?",
+        history=_asked("Who directed Never Cry Wolf?"),
+        chat=ScriptedChat(error=ChatUnavailable("down")),
+    )
+    assert rewrite is not None and rewrite.method == "rules"
+    assert "Never Cry Wolf" in rewrite.carried
