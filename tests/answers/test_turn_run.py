@@ -8,6 +8,7 @@ from contextlib import AbstractContextManager
 
 import pytest
 from asgiref.sync import async_to_sync
+from django.conf import LazySettings
 
 from apps.answers.composing.types import (
     Composer,
@@ -22,7 +23,8 @@ from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.types import RetrievalRequest
 from apps.answers.routing.types import Intent
 from apps.answers.selectors import turn_events_since
-from apps.answers.services import turn_start
+from apps.answers.services import InvalidQuestion, turn_start
+from apps.answers.turn.entry import turn_open
 from apps.answers.turn.run import turn_run
 from apps.answers.turn.search_results import search_results_data
 from apps.answers.turn_end import TurnEnd, turn_end_steps_run
@@ -293,3 +295,13 @@ def test_a_first_question_is_searched_as_asked(embedder: CountingEmbedder) -> No
     handbook_load(embedder)
     turn, _ = _run(providers_fake(embedder), "how many days of annual leave?")
     assert [v["kind"] for v in turn.retrieval_trace["variants"]] == ["original"]
+
+
+def test_a_question_names_at_most_the_configured_number_of_collections(
+    settings: LazySettings,
+) -> None:
+    settings.RAG_MAX_COLLECTIONS_PER_QUESTION = 2
+    with pytest.raises(InvalidQuestion, match="At most 2 collections"):
+        async_to_sync(turn_open)(
+            user_id=None, conversation_id=None, question="Leave?", collection_names=["a", "b", "c"]
+        )

@@ -46,7 +46,6 @@ from apps.corpus.selectors import UnknownCollection, collection_ids_resolve
 
 logger = logging.getLogger(__name__)
 
-MAX_COLLECTIONS = 20
 _UNAVAILABLE = "The answering service is not available right now; please try again later."
 
 
@@ -119,8 +118,8 @@ def _collections(
     (None: every collection). A name outside `readable` is refused as if it did not exist."""
     if not isinstance(names, list | tuple) or not all(isinstance(n, str) for n in names):
         raise InvalidQuestion("collections must be a list of collection names")
-    if len(names) > MAX_COLLECTIONS:
-        raise InvalidQuestion(f"At most {MAX_COLLECTIONS} collections")
+    if len(names) > (limit := settings.RAG_MAX_COLLECTIONS_PER_QUESTION):
+        raise InvalidQuestion(f"At most {limit} collections")
     if not names:
         return None if readable is None else tuple(sorted(readable))
     try:

@@ -12,6 +12,7 @@ import logging
 from collections.abc import AsyncIterator
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 
 from apps.answers.composing.types import ComposeRequest
 from apps.answers.events import Envelope, EventType, FailureCode
@@ -32,8 +33,6 @@ from apps.answers.turn.state import TurnState, retrieval_record, turn_finish
 from apps.corpus.search import SearchFilters
 
 logger = logging.getLogger(__name__)
-
-CLARIFY_RETRIEVAL_WAIT_S = 2.0  # topics for a clarifying question are a nicety, not worth a wait
 
 
 async def turn_run(
@@ -132,7 +131,9 @@ async def _clarify(state: TurnState, speculation: Speculation) -> AsyncIterator[
 
 async def _first_pass_or_nothing(speculation: Speculation) -> RetrievalResult | None:
     try:
-        return await asyncio.wait_for(speculation.retrieval(), timeout=CLARIFY_RETRIEVAL_WAIT_S)
+        # Topics for a clarifying question are a nicety, not worth a long wait.
+        wait_s = settings.RAG_CLARIFY_TOPICS_WAIT_S
+        return await asyncio.wait_for(speculation.retrieval(), timeout=wait_s)
     except (TimeoutError, Exception):
         return None
 
