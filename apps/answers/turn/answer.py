@@ -105,7 +105,10 @@ def _sides_merged(results: list[RetrievalResult]) -> RetrievalResult:
     for extra in results[1:]:
         trace.variants.extend(extra.trace.variants)
         trace.timings_ms.update({f"side:{k}": v for k, v in extra.trace.timings_ms.items()})
-    return RetrievalResult(tuple(by_id[c.chunk_id] for c in merged), trace)
+    # The question's rewrite stays with the result: the composer answers the standalone query.
+    return RetrievalResult(
+        tuple(by_id[c.chunk_id] for c in merged), trace, rewrite=results[0].rewrite
+    )
 
 
 async def _after_answer(
