@@ -15,6 +15,7 @@ from typing import Any
 
 from apps.answers.events import Envelope, EventType
 from apps.answers.models import Citation, TurnEvent
+from apps.answers.routing.types import TurnAction
 from apps.answers.turn.clarify import clarification_question
 from apps.corpus.models import Document
 
@@ -75,7 +76,8 @@ class _Scope:
 def _scope(turn_id: int, events: Sequence[Envelope]) -> _Scope:
     clarification: tuple[Envelope, ...] = ()
     if any(
-        e["type"] == EventType.FINISHED and e["data"].get("action") == "clarify" for e in events
+        e["type"] == EventType.FINISHED and e["data"].get("action") == TurnAction.CLARIFY
+        for e in events
     ):
         stored = TurnEvent.objects.filter(turn_id=turn_id, type=EventType.CLARIFICATION).first()
         if stored is not None:
@@ -124,7 +126,11 @@ def _data_visible(envelope: Envelope, visible: Visible, scope: _Scope) -> dict[s
         return data if visible.has_all(sources) else {**data, "questions": []}
     if kind == EventType.CLARIFICATION:
         return _clarification_visible(data, visible, fallback)
-    if kind == EventType.FINISHED and data.get("action") == "clarify" and scope.clarification:
+    if (
+        kind == EventType.FINISHED
+        and data.get("action") == TurnAction.CLARIFY
+        and scope.clarification
+    ):
         # The finished event repeats the clarifying question, topics included.
         clarified = _clarification_visible(scope.clarification[0]["data"], visible, fallback)
         return {**data, "answer": clarified["question"]}

@@ -201,8 +201,8 @@ async def turn_follow(
         if time.monotonic() >= deadline:
             return
         if not events and not await sync_to_async(turn_is_streaming)(turn_id=turn_id):
-            # The status is written just before the terminal event: give that write a moment,
-            # but never wait long for a turn whose terminal event will not come.
+            # The turn may have ended between reading its events and its status (both are
+            # written in one transaction): read once more, but never wait long.
             deadline = min(deadline, time.monotonic() + 4 * poll_s)
         await asyncio.sleep(poll_s)
 
