@@ -306,6 +306,7 @@ RAG_CLARIFY_TOPICS_WAIT_S = env_float("RAG_CLARIFY_TOPICS_WAIT_S", 2.0, low=0.0,
 RAG_CONTEXT_BUDGET_TOKENS = env_int("RAG_CONTEXT_BUDGET_TOKENS", 1800, minimum=100)
 RAG_ROUTER = env_choice("RAG_ROUTER", "trained", ("trained", "llm"))
 RAG_ROUTER_TIMEOUT_S = env_float("RAG_ROUTER_TIMEOUT_S", 8.0, low=0.1, high=120.0)
+RAG_REWRITE_TIMEOUT_S = env_float("RAG_REWRITE_TIMEOUT_S", 4.0, low=0.1, high=60.0)
 RAG_COMPOSER = env_choice("RAG_COMPOSER", "auto", ("auto", "extractive", "openai"))
 RAG_RERANK = env_choice("RAG_RERANK", "none", ("none", "remote"))
 RAG_RERANK_BASE_URL = env_str("RAG_RERANK_BASE_URL")

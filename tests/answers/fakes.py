@@ -147,6 +147,7 @@ def providers_fake(
         responder=ScriptedComposer(pieces=("Hello! Ask me about your documents.",)),
         chat=None,
         router_timeout_s=2.0,
+        rewrite_timeout_s=2.0,
         context_budget_tokens=1800,
         bump_threshold=0.7,
         clarify_threshold=0.55,

@@ -97,6 +97,7 @@ async def test_with_a_chat_model_its_rewrite_is_used() -> None:
         question="Which book is it adapted from?",
         history=_asked("Who directed Never Cry Wolf?"),
         chat=chat,
+        timeout_s=2.0,
     )
     assert rewrite is not None and rewrite.method == "chat"
     assert rewrite.query == "Which book is Never Cry Wolf adapted from?"
@@ -108,6 +109,7 @@ async def test_a_chat_model_that_repeats_the_question_means_it_stands_alone() ->
         question="What is the per diem for contractors?",
         history=_asked("Who directed Never Cry Wolf?"),
         chat=ScriptedChat(["What is the per diem for contractors?"]),
+        timeout_s=2.0,
     )
     assert rewrite is None
 
@@ -117,6 +119,7 @@ async def test_a_failing_chat_model_falls_back_to_the_rules() -> None:
         question="who stars in it?",
         history=_asked("Who directed Never Cry Wolf?"),
         chat=ScriptedChat(error=ChatUnavailable("down")),
+        timeout_s=2.0,
     )
     assert rewrite is not None and rewrite.method == "rules"
     assert "Never Cry Wolf" in rewrite.carried

@@ -140,7 +140,12 @@ async def _conversation_run(
     history: tuple[HistoryMessage, ...] = ()
     for turn in conversation.turns:
         rewritten = (
-            await query_rewrite(question=turn.text, history=history, chat=providers.chat)
+            await query_rewrite(
+                question=turn.text,
+                history=history,
+                chat=providers.chat,
+                timeout_s=providers.rewrite_timeout_s,
+            )
             if rewrite
             else None
         )

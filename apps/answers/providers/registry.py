@@ -41,6 +41,7 @@ class Providers:
     responder: Composer
     chat: ChatModel | None
     router_timeout_s: float
+    rewrite_timeout_s: float  # a follow-up's rewrite by the chat model
     context_budget_tokens: int
     bump_threshold: float
     clarify_threshold: float
@@ -82,6 +83,7 @@ def _configured_providers() -> Providers:
         responder=ConversationalResponder(chat=chat),
         chat=chat,
         router_timeout_s=settings.RAG_ROUTER_TIMEOUT_S,
+        rewrite_timeout_s=settings.RAG_REWRITE_TIMEOUT_S,
         context_budget_tokens=settings.RAG_CONTEXT_BUDGET_TOKENS,
         bump_threshold=settings.RAG_ROUTER_BUMP_THRESHOLD,
         clarify_threshold=settings.RAG_ROUTER_CLARIFY_THRESHOLD,

@@ -22,7 +22,6 @@ from apps.answers.routing.features import is_follow_up_fragment
 from apps.answers.routing.types import HistoryMessage
 from apps.corpus.text import ZWNJ, words
 
-REWRITE_TIMEOUT_S = 4.0  # a rewrite is worth a short wait, not the whole answer's
 MAX_CARRIED_TERMS = 8
 MAX_TOPIC_QUESTIONS = 3  # how far back a chain of follow-ups is followed to its topic
 
@@ -127,7 +126,7 @@ async def query_rewrite(
     question: str,
     history: Sequence[HistoryMessage],
     chat: ChatModel | None,
-    timeout_s: float = REWRITE_TIMEOUT_S,
+    timeout_s: float,
 ) -> QueryRewrite | None:
     """The standalone query for a follow-up, or None for a question that stands alone."""
     if not any(m.role == "user" for m in history):

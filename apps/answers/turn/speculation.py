@@ -44,7 +44,12 @@ async def speculate(
         try:
             # A follow-up searches as its standalone rewrite too, so the answer route can
             # reuse this pass whatever the router decides.
-            rewrite = await query_rewrite(question=query, history=history, chat=providers.chat)
+            rewrite = await query_rewrite(
+                question=query,
+                history=history,
+                chat=providers.chat,
+                timeout_s=providers.rewrite_timeout_s,
+            )
             if history:
                 spans["rewrite"] = (begin, _ms(started))
             return await providers.retriever.retrieve(
