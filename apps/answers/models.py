@@ -178,6 +178,53 @@ class Citation(models.Model):
         return f"[{self.alias}] {self.title}"
 
 
+class FeedbackRating(models.TextChoices):
+    UP = "up", "Helpful"
+    DOWN = "down", "Not helpful"
+
+
+class FeedbackReason(models.TextChoices):
+    WRONG_SOURCE = "wrong_source", "Wrong source"
+    NOT_IN_DOCUMENTS = "not_in_documents", "Not in the documents"
+    INCOMPLETE = "incomplete", "Incomplete"
+    OTHER = "other", "Other"
+
+
+class TurnFeedback(models.Model):
+    """The asker's thumbs up or down on one answer, with an optional reason and comment.
+
+    One row per turn: asking again replaces the rating (the latest opinion is the one counted).
+    """
+
+    turn = models.OneToOneField(Turn, on_delete=models.CASCADE, related_name="feedback")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    rating = models.CharField(max_length=4, choices=FeedbackRating.choices)
+    reason = models.CharField(max_length=20, blank=True, choices=FeedbackReason.choices)
+    comment = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(rating__in=[choice.value for choice in FeedbackRating]),
+                name="answers_feedback_rating_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(reason__in=["", *(choice.value for choice in FeedbackReason)]),
+                name="answers_feedback_reason_known",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["rating", "-updated_at"], name="answers_feedback_rating_idx")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rating} on {self.turn}"
+
+
 class LabelledQuery(models.Model):
     """The router's labelled set; analysts can add rows in the admin."""
 
