@@ -66,6 +66,7 @@ class TurnSerializer(serializers.ModelSerializer[Turn]):
             "confidence",
             "confidence_band",
             "refused",
+            "refusal_reason",
             "partial",
             "followups",
             "created_at",

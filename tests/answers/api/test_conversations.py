@@ -124,6 +124,21 @@ def test_turns_of_a_conversation_and_one_turn(api: APIClient, user: User) -> Non
     assert one["id"] == failed.pk and one["conversation"] == str(conversation.pk)
     assert one["error"] == {"code": "model_timeout", "message": "The model did not answer in time."}
     assert api.get(f"/api/turns/{turns[0].pk}/").json()["error"] is None
+    assert api.get(f"/api/turns/{turns[0].pk}/").json()["refusal_reason"] == ""
+
+
+def test_a_refused_turn_says_why(api: APIClient, user: User) -> None:
+    turn = TurnFactory.create(
+        conversation=ConversationFactory.create(user=user),
+        refused=True,
+        confidence=0.21,
+        confidence_band="red",
+        refusal_reason="evidence 0.48 below 0.53",
+    )
+
+    body = api.get(f"/api/turns/{turn.pk}/").json()
+
+    assert body["refused"] is True and body["refusal_reason"] == "evidence 0.48 below 0.53"
 
 
 def test_a_citation_outlives_its_chunk_and_document(api: APIClient, user: User) -> None:

@@ -42,6 +42,7 @@ def test_served_at_api_schema_with_the_answer_fields() -> None:
     schema = response.json()
     answer = schema["components"]["schemas"]["Answer"]["properties"]
     assert {"answer", "citations", "confidence", "confidence_band", "followups"} <= set(answer)
+    assert {"refused", "refusal_reason"} <= set(answer)
     assert "retrieval_metadata" in answer
     citation = schema["components"]["schemas"]["Citation"]["properties"]
     expected = {"source_file", "chunk_index", "document", "title", "page", "domain", "snippet"}
