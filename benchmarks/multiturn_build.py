@@ -17,12 +17,18 @@ and the pages of docs/guide) and OUT/conversations.jsonl, one conversation a lin
 - English (multihop paragraphs, which carry titles): "What is X?" / "Who is X?" and then
   questions built from what the paragraph states ("directed by" -> "Who directed it?"); every
   fourth conversation switches topic the same way.
+- English, the subject named only in the answer (multihop paragraphs that name another
+  paragraph's title as their maker: "directed by Otto Preminger"): "Who directed The Moon Is
+  Blue?" and then "What else did he direct?" / "When was he born?", whose gold is the maker's
+  own paragraph; only the first turn's answer names him. These paragraphs are added to the
+  corpus; their follow-ups are marked "subject": "answer".
 - English over the project's own guide: hand-written, in benchmarks/data/multiturn_guide.jsonl.
 """
 
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import re
 from collections import Counter
@@ -153,6 +159,108 @@ def english_conversations(dataset: Path) -> list[Conversation]:
     return out
 
 
+# --- English: the subject only the answer names ----------------------------------------
+
+_NAME = r"(?:the\s+)?([A-Z][\w'.-]*(?:\s+(?:of|de|the|van|von|[A-Z][\w'.-]*))*)"
+_MADE_BY = re.compile(
+    r"\b(?:(directed|written|created|owned|performed)\s+by"
+    r"|(film|novel|book|album|single|play)\s+(?:\w+\s+)?by)\s+" + _NAME
+)
+# How the first question asks for the maker, and what the follow-up then asks about him.
+MAKER_QUESTIONS = {
+    "directed": ("Who directed {title}?", "direct"),
+    "film": ("Who directed {title}?", "direct"),
+    "written": ("Who wrote {title}?", "write"),
+    "novel": ("Who wrote {title}?", "write"),
+    "book": ("Who wrote {title}?", "write"),
+    "play": ("Who wrote {title}?", "write"),
+    "created": ("Who created {title}?", "create"),
+    "album": ("Who recorded {title}?", "record"),
+    "single": ("Who recorded {title}?", "record"),
+    "performed": ("Who performed {title}?", "record"),
+    "owned": ("Who owns {title}?", "own"),
+}
+
+
+def made_by_links(records: list[dict[str, object]]) -> list[tuple[int, str, int]]:
+    """(work index, relation, maker index): a paragraph naming another's title as its maker,
+    both titles unique in the corpus; one link a work."""
+    titles: dict[str, list[int]] = {}
+    for i, record in enumerate(records):
+        titles.setdefault(str(record["title"]), []).append(i)
+    links: list[tuple[int, str, int]] = []
+    for i, record in enumerate(records):
+        if len(titles[str(record["title"])]) != 1 or "extended play" in str(record["text"]):
+            continue
+        link = _made_by(str(record["text"]), str(record["title"]), titles)
+        if link and not str(records[link[1]]["text"]).startswith(
+            str(records[link[1]]["title"])[:4]
+        ):
+            continue  # a paragraph from inside the maker's article, not about the maker
+        if link:
+            links.append((i, link[0], link[1]))
+    return links
+
+
+def _made_by(text: str, title: str, titles: dict[str, list[int]]) -> tuple[str, int] | None:
+    for match in _MADE_BY.finditer(text):
+        relation = match.group(1) or match.group(2)
+        name = match.group(3).split()
+        # The longest run of words that is a title; one word of a longer name is another thing
+        # ("owned by Red Wolf Broadcasting" is not about the colour red).
+        for size in range(len(name), 1 if len(name) > 1 else 0, -1):
+            candidate = " ".join(name[:size])
+            if candidate != title and len(titles.get(candidate, ())) == 1:
+                return relation, titles[candidate][0]
+    return None
+
+
+def maker_pronoun(text: str) -> str:
+    def count(*forms: str) -> int:
+        return sum(len(re.findall(rf"\b{f}\b", text, re.IGNORECASE)) for f in forms)
+
+    if re.search(r"\b(band|group|duo|studio|company|station|corporation)\b", text):
+        return "they" if re.search(r"\b(band|group|duo)\b", text) else "it"
+    if count("she", "her") > count("he", "his", "him"):
+        return "she"
+    person = re.search(r"\bborn\b|\b(director|actor|writer|author|novelist|playwright)\b", text)
+    return "he" if count("he", "his", "him") or person else "it"
+
+
+def answer_subject_conversations(records: list[dict[str, object]]) -> list[Conversation]:
+    out: list[Conversation] = []
+    for work, relation, maker in made_by_links(records):
+        title = re.sub(r"\s*\([^)]*\)$", "", html.unescape(str(records[work]["title"])))
+        asked, verb = MAKER_QUESTIONS[relation]
+        text = str(records[maker]["text"])
+        he = maker_pronoun(text)
+        if he in ("he", "she"):
+            follow = [f"What else did {he} {verb}?"]
+            follow += [f"When was {he} born?"] if re.search(r"\bborn\b", text) else []
+        else:
+            follow = [f"What else do you know about {'them' if he == 'they' else 'it'}?"]
+        gold = [str(records[maker]["_id"])]
+        turns: list[Turn] = [
+            {
+                "text": asked.format(title=title),
+                "gold": [str(records[work]["_id"])],
+                "follow_up": False,
+            }
+        ]
+        turns += [{"text": t, "gold": gold, "follow_up": True, "subject": "answer"} for t in follow]
+        out.append(
+            {"conversation_id": f"en-by-{records[work]['_id']}", "language": "en", "turns": turns}
+        )
+    return out
+
+
+def answer_subject_records(dataset: Path) -> list[dict[str, object]]:
+    """The paragraphs the answer-subject conversations need: each work and its maker."""
+    records = list(jsonl(dataset / "corpus.jsonl"))
+    wanted = {i for work, _, maker in made_by_links(records) for i in (work, maker)}
+    return [records[i] for i in sorted(wanted)]
+
+
 # --- corpus ---------------------------------------------------------------------------------
 
 
@@ -167,8 +275,12 @@ def corpus_write(datasets: Path, out: Path) -> int:
     count = 0
     with (out / "corpus.jsonl").open("w", encoding="utf-8") as handle:
         multihop = list(jsonl(datasets / "multihop" / "corpus.jsonl"))[:MULTIHOP_PARAGRAPHS]
+        taken = {str(r["_id"]) for r in multihop}
+        linked = [
+            r for r in answer_subject_records(datasets / "multihop") if str(r["_id"]) not in taken
+        ]
         persianqa = list(jsonl(datasets / "persianqa" / "corpus.jsonl"))
-        for record in [*persianqa, *multihop, *guide_records()]:
+        for record in [*persianqa, *multihop, *linked, *guide_records()]:
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
             count += 1
     return count
@@ -184,6 +296,7 @@ def main() -> None:
     conversations = [
         *persian_conversations(args.datasets / "persianqa"),
         *english_conversations(args.datasets / "multihop"),
+        *answer_subject_conversations(list(jsonl(args.datasets / "multihop" / "corpus.jsonl"))),
         *jsonl(GUIDE_CONVERSATIONS),
     ]
     with (args.out / "conversations.jsonl").open("w", encoding="utf-8") as handle:

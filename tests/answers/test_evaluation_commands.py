@@ -103,6 +103,12 @@ CONVERSATIONS = [
             {"text": "What does the WireGuard VPN need?", "gold": ["d2"], "follow_up": False},
             {"text": "and how do I import it?", "gold": ["d2"], "follow_up": True},
             {"text": "How many days of annual leave?", "gold": ["d1"], "follow_up": False},
+            {
+                "text": "and who approves it?",
+                "gold": ["d1"],
+                "follow_up": True,
+                "subject": "answer",
+            },
         ],
     }
 ]
@@ -133,10 +139,12 @@ def test_evaluate_conversations_scores_follow_ups_and_standalone_turns_apart(
         _evaluate_conversations(dataset, tmp_path, [json.dumps(c) for c in CONVERSATIONS], *flags)
     result = json.loads(target.read_text())
     assert result["rewrite"] == ("rules" if rewrite else "off")
-    assert result["standalone"]["turns"] == 2 and result["follow_up"]["turns"] == 1
+    assert result["standalone"]["turns"] == 2 and result["follow_up"]["turns"] == 2
+    # Follow-ups whose subject only an answer named are also scored on their own.
+    assert result["answer_subject"]["turns"] == 1
     assert result["standalone"]["gold_in_top5"] == 1.0
     assert result["standalone"]["rewritten"] == 0  # new questions are searched as asked
-    assert result["follow_up"]["rewritten"] == int(rewrite)
+    assert result["follow_up"]["rewritten"] == 2 * int(rewrite)
     assert {"ndcg@10", "gold_passage_cited"} <= set(result["follow_up"])
 
 

@@ -5,7 +5,12 @@ from __future__ import annotations
 import pytest
 
 from apps.answers.providers.chat import ChatUnavailable
-from apps.answers.retrieval.rewrite import is_dependent, query_rewrite, rewrite_offline
+from apps.answers.retrieval.rewrite import (
+    entities_answered,
+    is_dependent,
+    query_rewrite,
+    rewrite_offline,
+)
 from apps.answers.routing.types import HistoryMessage
 from tests.answers.test_composing_openai import ScriptedChat
 
@@ -123,3 +128,53 @@ async def test_a_failing_chat_model_falls_back_to_the_rules() -> None:
     )
     assert rewrite is not None and rewrite.method == "rules"
     assert "Never Cry Wolf" in rewrite.carried
+
+
+def _answered(question: str, answer: str) -> tuple[HistoryMessage, ...]:
+    return (HistoryMessage("user", question), HistoryMessage("assistant", answer))
+
+
+DIRECTED = _answered(
+    "Who directed Never Cry Wolf?",
+    "Never Cry Wolf is a 1983 American drama film directed by Carroll Ballard [c1]. "
+    "It is based on the memoir by Farley Mowat [c1].",
+)
+
+
+def test_a_person_only_the_answer_named_leads_the_rewrite() -> None:
+    rewrite = rewrite_offline(question="What else did he direct?", history=DIRECTED)
+
+    assert rewrite is not None
+    assert rewrite.carried[0] == "Carroll Ballard"
+    assert "Never Cry Wolf" in rewrite.carried  # the question's topic is still searched
+    assert "American" not in rewrite.carried  # one capitalised word is no name to carry
+
+
+def test_the_answer_names_come_after_the_questions_topic_otherwise() -> None:
+    rewrite = rewrite_offline(question="Which book is it adapted from?", history=DIRECTED)
+    assert rewrite is not None
+    assert rewrite.carried.index("Never Cry Wolf") < rewrite.carried.index("Carroll Ballard")
+
+    # "Who is X?" asks about X; "she" is X, not someone the answer mentions.
+    history = _answered(
+        "Who is Jacqueline Fontyn?",
+        "Jacqueline Fontyn (born 1930) is a Belgian composer. She married Camille Schmit.",
+    )
+    rewrite = rewrite_offline(question="When was she born?", history=history)
+    assert rewrite is not None and rewrite.carried[0] == "Jacqueline Fontyn"
+
+
+def test_the_answers_names_never_reach_a_new_question() -> None:
+    assert rewrite_offline(question="Who is Farley Mowat?", history=DIRECTED) is None
+    assert (
+        rewrite_offline(question="What is the per diem for contractors?", history=DIRECTED) is None
+    )
+
+
+def test_names_of_an_answer_skip_sentence_capitals_and_its_own_question() -> None:
+    names = entities_answered(
+        "See the Admin Audit page [c1]. Run `manage.py rechunk` after an upgrade. "
+        "Never Cry Wolf was shot in Canada.",
+        asked="Who directed Never Cry Wolf?",
+    )
+    assert names == ["manage.py rechunk", "Admin Audit"]

@@ -4,7 +4,8 @@ Each conversation's turns run in order through a turn's own rewrite, retrieval, 
 compose stream, with the same history window a stored conversation gives (the router is left
 out, as in `answers.py`: these are all questions by construction). Follow-up turns and
 standalone turns are scored apart, so a rewrite that helps follow-ups but pollutes new
-questions shows.
+questions shows; follow-ups whose subject only the previous answer names ("What else did he
+direct?" after "Who directed The Moon Is Blue?") are also scored on their own.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class ConversationTurn:
     text: str
     gold: tuple[str, ...]  # corpus ids
     follow_up: bool
+    subject: str = "question"  # "answer": what it points back to is named only in the answer
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,12 @@ def conversations_load(path: Path) -> list[Conversation]:
         try:
             record = json.loads(line)
             turns = tuple(
-                ConversationTurn(str(t["text"]), tuple(map(str, t["gold"])), bool(t["follow_up"]))
+                ConversationTurn(
+                    str(t["text"]),
+                    tuple(map(str, t["gold"])),
+                    bool(t["follow_up"]),
+                    str(t.get("subject", "question")),
+                )
                 for t in record["turns"]
             )
             conversations.append(
@@ -95,11 +102,19 @@ class TurnScores:
 class ConversationScores:
     follow_up: TurnScores = field(default_factory=TurnScores)
     standalone: TurnScores = field(default_factory=TurnScores)
+    answer_subject: TurnScores = field(default_factory=TurnScores)  # also in follow_up
+
+    def add(self, turn: ConversationTurn, answered: AnsweredQuestion, *, rewritten: bool) -> None:
+        kind = self.follow_up if turn.follow_up else self.standalone
+        kind.add(turn, answered, rewritten=rewritten)
+        if turn.follow_up and turn.subject == "answer":
+            self.answer_subject.add(turn, answered, rewritten=rewritten)
 
     def summary(self, **extra: Any) -> dict[str, Any]:
         return {
             "follow_up": self.follow_up.summary(),
             "standalone": self.standalone.summary(),
+            "answer_subject": self.answer_subject.summary(),
             **extra,
         }
 
@@ -157,8 +172,7 @@ async def _conversation_run(
             history=history,
             rewrite=rewritten,
         )
-        kind = scores.follow_up if turn.follow_up else scores.standalone
-        kind.add(turn, answered, rewritten=rewritten is not None)
+        scores.add(turn, answered, rewritten=rewritten is not None)
         # The window a stored conversation gives the next turn (selectors.conversation_history).
         history = conversation_window(
             [

@@ -5,7 +5,11 @@ and the earlier topic's. Offline, rules decide whether the question leans on the
 (a leading "and"/"و", a pronoun or demonstrative pointing back, and no entity of its own) and
 carry the salient terms of the earlier questions (capitalised phrases, quoted titles, content
 words); retrieval then searches both the question and the combined query and fuses them, so
-a wrong guess still keeps the question's own results. With a chat model, one short rewrite
+a wrong guess still keeps the question's own results. The names an earlier answer stated
+are carried too, after the questions' terms: "What else did he direct?" after "Who directed
+Never Cry Wolf?" is about the director the answer named, not the film. They lead only when
+the earlier question asked for a person ("Who directed ...", not "Who is ...") and the
+follow-up points back at one ("he", "she"). With a chat model, one short rewrite
 call does the same, and the rules serve when it fails. A question with its own entity is left
 alone: a new topic is never polluted by the previous one.
 """
@@ -20,14 +24,16 @@ from apps.answers.retrieval.expansion import STOP_WORDS, chat_text
 from apps.answers.retrieval.types import QueryRewrite
 from apps.answers.routing.features import is_follow_up_fragment
 from apps.answers.routing.types import HistoryMessage
-from apps.corpus.text import ZWNJ, words
+from apps.corpus.text import ZWNJ, split_sentences, words
 
 MAX_CARRIED_TERMS = 8
+MAX_ANSWER_TERMS = 3  # names from earlier answers: fewer than the questions' terms
 MAX_TOPIC_QUESTIONS = 3  # how far back a chain of follow-ups is followed to its topic
 
 REWRITE_PROMPT = (
     "Rewrite the user's last question so that it can be understood without the conversation: "
-    "replace pronouns and fill in what it leaves out from the earlier questions. If it already "
+    "replace pronouns and fill in what it leaves out from the earlier questions and answers "
+    "(a pronoun may point at a person or thing only an answer named). If it already "
     "stands alone, repeat it unchanged. Keep its language. Reply with the question only."
 )
 
@@ -53,6 +59,13 @@ _LATIN = re.compile(r"[A-Za-z]")
 _QUESTION_WORDS = frozenset(
     ["what", "who", "when", "where", "which", "why", "how", "is", "are", "do", "does", "did"]
 )
+_EN_PERSONAL = frozenset(["he", "him", "his", "she", "her", "hers"])
+# "Who directed X?" asks for another person, whom only the answer names; "Who is X?" does not.
+_ASKS_FOR_PERSON = re.compile(r"^\s*who\s+(?!is\b|was\b|are\b|were\b)\w", re.IGNORECASE)
+_MARKER = re.compile(r"\[c\d+\]")
+_CONNECTOR = re.compile(r"^(?:(?:of|the|and|de|von|van)\s+)+", re.IGNORECASE)
+_CODE = re.compile(r"`([^`\n]{2,60})`")
+_LINE_PREFIX = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+|\*\*|\|")
 
 
 def is_dependent(question: str) -> bool:
@@ -104,18 +117,64 @@ def terms_salient(text: str) -> list[str]:
     return list(dict.fromkeys(terms))
 
 
+def entities_answered(answer: str, *, asked: str) -> list[str]:
+    """Names an answer states that its question did not, in order: code (`manage.py
+    ingest`), quoted titles and capitalised phrases of two words or more. One capitalised
+    word is too often a nationality or a month ("American") to be worth carrying."""
+    text = _MARKER.sub("", answer)
+    found = [m.group(1).strip() for m in _CODE.finditer(text)]
+    for line in text.splitlines():
+        for sentence in split_sentences(_LINE_PREFIX.sub(" ", line).replace("`", " ")):
+            found.extend(_sentence_names(sentence.strip()))
+    known = {w.lower() for w in words(asked)}
+    names = (e.strip(" .,;:") for e in found)
+    return list(
+        dict.fromkeys(e for e in names if len(e) > 2 and not {w.lower() for w in words(e)} <= known)
+    )
+
+
+def _sentence_names(sentence: str) -> list[str]:
+    names = []
+    for name in entities_own(sentence):
+        rest = name.partition(" ")[2]
+        if sentence.startswith(name) and _CONNECTOR.match(rest):
+            name = _CONNECTOR.sub("", rest)  # "See the Admin Audit": the sentence's own capital
+        if len(words(name)) > 1:
+            names.append(name)
+    return names
+
+
+def _exchanges(history: Sequence[HistoryMessage]) -> list[tuple[str, str]]:
+    """(question, answer) pairs in order; an answer left blank is ""."""
+    pairs: list[tuple[str, str]] = []
+    for message in history:
+        if message.role == "user":
+            pairs.append((message.text, ""))
+        elif pairs and not pairs[-1][1]:
+            pairs[-1] = (pairs[-1][0], message.text)
+    return pairs
+
+
 def rewrite_offline(*, question: str, history: Sequence[HistoryMessage]) -> QueryRewrite | None:
     """The question plus the terms of the topic it follows, or None when it stands alone."""
-    asked = [m.text for m in history if m.role == "user"]
-    if not asked or not is_dependent(question):
+    exchanges = _exchanges(history)
+    if not exchanges or not is_dependent(question):
         return None
     own = {w.lower() for w in words(question)}
-    carried: list[str] = []
-    for earlier in reversed(asked[-MAX_TOPIC_QUESTIONS:]):
-        carried.extend(t for t in terms_salient(earlier) if t.lower() not in own)
+    asked: list[str] = []
+    answered: list[str] = []
+    person_named = False
+    for earlier, answer in reversed(exchanges[-MAX_TOPIC_QUESTIONS:]):
+        asked.extend(t for t in terms_salient(earlier) if t.lower() not in own)
+        answered.extend(e for e in entities_answered(answer, asked=earlier) if e.lower() not in own)
+        person_named = person_named or _ASKS_FOR_PERSON.match(earlier) is not None
         if not is_dependent(earlier):
             break  # the question that opened the topic
-    carried = list(dict.fromkeys(carried))[:MAX_CARRIED_TERMS]
+    names = list(dict.fromkeys(answered))[:MAX_ANSWER_TERMS]
+    terms = list(dict.fromkeys(asked))[: MAX_CARRIED_TERMS - len(names)]
+    points_at_person = any(w.lower() in _EN_PERSONAL for w in words(question))
+    ordered = names + terms if person_named and points_at_person else terms + names
+    carried = list(dict.fromkeys(ordered))
     if not carried:
         return None
     return QueryRewrite(f"{question.strip()} {' '.join(carried)}", "rules", tuple(carried))
