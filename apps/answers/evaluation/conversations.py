@@ -126,8 +126,11 @@ def conversations_evaluate(
     filters: SearchFilters,
     budget: int,
     rewrite: bool = True,
+    rules_only: bool = False,
     progress: Callable[[int], None] | None = None,
 ) -> ConversationScores:
+    """`rules_only`: rewrite follow-ups by the offline rules even with a chat model configured
+    (to compare the two rewrites under one composer)."""
     scores = ConversationScores()
     for done, conversation in enumerate(conversations, start=1):
         async_to_sync(_conversation_run)(
@@ -137,6 +140,7 @@ def conversations_evaluate(
             filters=filters,
             budget=budget,
             rewrite=rewrite,
+            rules_only=rules_only,
         )
         if progress:
             progress(done)
@@ -151,6 +155,7 @@ async def _conversation_run(
     filters: SearchFilters,
     budget: int,
     rewrite: bool,
+    rules_only: bool,
 ) -> None:
     history: tuple[HistoryMessage, ...] = ()
     for turn in conversation.turns:
@@ -158,7 +163,7 @@ async def _conversation_run(
             await query_rewrite(
                 question=turn.text,
                 history=history,
-                chat=providers.chat,
+                chat=None if rules_only else providers.chat,
                 timeout_s=providers.rewrite_timeout_s,
             )
             if rewrite

@@ -27,6 +27,11 @@ class Command(BaseCommand):
         parser.add_argument(
             "--no-rewrite", action="store_true", help="search each turn's own words only"
         )
+        parser.add_argument(
+            "--rules-rewrite",
+            action="store_true",
+            help="rewrite follow-ups by the offline rules even with a chat model configured",
+        )
         parser.add_argument("--limit", type=int, default=None, help="first N conversations")
         parser.add_argument("--workers", type=int, default=0)
         parser.add_argument("--json", type=Path, default=None, help="write the figures here")
@@ -48,13 +53,20 @@ class Command(BaseCommand):
             filters=SearchFilters(collection_ids=(collection.pk,)),
             budget=settings.RAG_CONTEXT_BUDGET_TOKENS,
             rewrite=not options["no_rewrite"],
+            rules_only=options["rules_rewrite"],
         )
         summary = scores.summary(
             dataset=options["dataset"].name,
             conversations=len(conversations[: options["limit"]]),
-            rewrite="off" if options["no_rewrite"] else ("chat" if providers.chat else "rules"),
+            rewrite=_rewrite_label(options, chat=providers.chat is not None),
             composer=providers.composer.name,
         )
         self.stdout.write(json.dumps(summary, indent=2))
         if options["json"]:
             options["json"].write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+
+
+def _rewrite_label(options: dict[str, Any], *, chat: bool) -> str:
+    if options["no_rewrite"]:
+        return "off"
+    return "chat" if chat and not options["rules_rewrite"] else "rules"
