@@ -2,8 +2,8 @@
 
 Starts the model server the test suite uses (`tests/llm_server.py`: SmolLM2-135M-Instruct,
 GGUF, on xllamacpp with 2 threads), points the platform at it through its ordinary settings
-(OPENAI_BASE_URL, RAG_CHAT_MODEL, RAG_COMPOSER=openai) and runs the given command in this
-process, then stops the server:
+(OPENAI_BASE_URL, RAG_CHAT_MODEL, RAG_COMPOSER=openai, or extractive with --composer) and
+runs the given command in this process, then stops the server:
 
     python benchmarks/local_model.py manage.py evaluate_conversations --dataset ... --limit 40
     python benchmarks/local_model.py benchmarks/answer_shape.py --collection Guide
@@ -31,6 +31,12 @@ def main() -> int:
     parser.add_argument("--rewrite-timeout", type=float, default=30.0)
     parser.add_argument("--first-token", type=float, default=120.0)
     parser.add_argument("--chat-timeout", type=float, default=300.0)
+    parser.add_argument(
+        "--composer",
+        default="openai",
+        choices=["openai", "extractive"],
+        help="extractive: the model only rewrites follow-ups (and suggests follow-ups)",
+    )
     parser.add_argument("script", help="manage.py or a benchmark script")
     parser.add_argument("arguments", nargs=argparse.REMAINDER)
     args = parser.parse_args()
@@ -46,7 +52,7 @@ def main() -> int:
             OPENAI_BASE_URL=server.base_url,
             OPENAI_API_KEY="local",
             RAG_CHAT_MODEL=server.model,
-            RAG_COMPOSER="openai",
+            RAG_COMPOSER=args.composer,
             RAG_REWRITE_TIMEOUT_S=str(args.rewrite_timeout),
             RAG_CHAT_TIMEOUT_S=str(args.chat_timeout),
         )

@@ -87,6 +87,21 @@ def test_evaluate_answers_scores_citations_and_refusals(
     assert 0.0 <= result["confidence_ece"] <= 1.0
 
 
+def test_evaluate_answers_reports_the_highest_refusal_confidence(
+    dataset: Path, tmp_path: Path, embedder: CountingEmbedder
+) -> None:
+    from tests.answers.test_refusal_paths import SureRefuser
+
+    target = tmp_path / "answers.json"
+    with providers_override(providers_fake(embedder, composer=SureRefuser())):
+        call_command(
+            "evaluate_answers", "--dataset", str(dataset), "--json", str(target), stdout=StringIO()
+        )
+    result = json.loads(target.read_text())
+    assert result["refusal_rate_unanswerable"] == 1.0 and result["false_refusal_rate"] == 1.0
+    assert 0.0 < result["refusal_confidence_max"] < 0.4  # however sure the composer claims to be
+
+
 @pytest.mark.parametrize("command", ["evaluate_retrieval", "evaluate_answers"])
 def test_a_folder_without_a_corpus_is_a_clear_error(command: str, tmp_path: Path) -> None:
     from django.core.management import CommandError

@@ -42,6 +42,7 @@ class AnswerScores:
     cited_relevant: int = 0
     cited_total: int = 0
     latency_ms: list[float] = field(default_factory=list)
+    refusal_confidences: list[float] = field(default_factory=list)  # every refusal must be red
 
     def summary(self, **extra: Any) -> dict[str, Any]:
         def share(values: Sequence[bool]) -> float:
@@ -54,6 +55,7 @@ class AnswerScores:
             "token_f1": round(sum(self.f1) / len(self.f1), 4) if self.f1 else 0.0,
             "refusal_rate_unanswerable": share(self.refused_unanswerable),
             "false_refusal_rate": share(self.refused_answerable),
+            "refusal_confidence_max": round(max(self.refusal_confidences, default=0.0), 4),
             "citation_precision": round(self.cited_relevant / self.cited_total, 4)
             if self.cited_total
             else 0.0,
@@ -144,7 +146,9 @@ def answers_evaluate(
             scores.refused_unanswerable.append(answered.refused)
         else:
             _score_answerable(scores, query, answered)
-        if not answered.refused:
+        if answered.refused:
+            scores.refusal_confidences.append(answered.confidence)
+        else:
             right = not impossible and any(d in query.relevant for d in answered.cited_documents)
             scores.confidence_pairs.append((answered.confidence, right))
         if progress:
