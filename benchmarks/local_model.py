@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rewrite-timeout", type=float, default=30.0)
+    parser.add_argument("--rewrite-timeout", type=float, default=30.0, help="at most 60")
     parser.add_argument("--first-token", type=float, default=120.0)
     parser.add_argument("--chat-timeout", type=float, default=300.0)
     parser.add_argument(
@@ -68,27 +68,18 @@ def main() -> int:
 
 
 def _patient_chat_model(*, first_token_s: float) -> None:
+    import functools
+
     import django
 
     django.setup()
-    from django.conf import settings
-
-    from apps.answers.providers import registry
+    from apps.answers.providers import configured
     from apps.answers.providers.chat import ChatSettings
-    from apps.answers.providers.openai_chat import OpenAIChatModel
 
-    def configured() -> OpenAIChatModel:
-        return OpenAIChatModel(
-            ChatSettings(
-                base_url=settings.OPENAI_BASE_URL,
-                api_key=settings.OPENAI_API_KEY,
-                model=settings.RAG_CHAT_MODEL,
-                timeout_s=settings.RAG_CHAT_TIMEOUT_S,
-                first_token_timeout_s=first_token_s,
-            )
-        )
-
-    registry.chat_model_configured = configured
+    # The configured chat model, built as always, with only the first-token limit raised.
+    configured.ChatSettings = functools.partial(  # type: ignore[misc,assignment]
+        ChatSettings, first_token_timeout_s=first_token_s
+    )
 
 
 if __name__ == "__main__":
