@@ -166,7 +166,8 @@ def rewrite_offline(*, question: str, history: Sequence[HistoryMessage]) -> Quer
     person_named = False
     for earlier, answer in reversed(exchanges[-MAX_TOPIC_QUESTIONS:]):
         asked.extend(t for t in terms_salient(earlier) if t.lower() not in own)
-        answered.extend(e for e in entities_answered(answer, asked=earlier) if e.lower() not in own)
+        names = entities_answered(answer, asked=earlier)
+        answered.extend(e for e in names if not {w.lower() for w in words(e)} <= own)
         person_named = person_named or _ASKS_FOR_PERSON.match(earlier) is not None
         if not is_dependent(earlier):
             break  # the question that opened the topic
