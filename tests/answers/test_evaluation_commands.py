@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from io import StringIO
 from pathlib import Path
@@ -93,7 +94,8 @@ def test_evaluate_answers_reports_the_highest_refusal_confidence(
     from tests.answers.test_refusal_paths import SureRefuser
 
     target = tmp_path / "answers.json"
-    with providers_override(providers_fake(embedder, composer=SureRefuser())):
+    refusing = dataclasses.replace(providers_fake(embedder), composer=SureRefuser())
+    with providers_override(refusing):
         call_command(
             "evaluate_answers", "--dataset", str(dataset), "--json", str(target), stdout=StringIO()
         )
