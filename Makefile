@@ -45,7 +45,7 @@ e2e:
 	DJANGO_ALLOW_ASYNC_UNSAFE=true $(BIN)/pytest -m e2e -q tests/e2e -p no:asyncio
 
 worker: install
-	$(BIN)/python manage.py db_worker
+	$(BIN)/python manage.py worker
 
 clean-data:
 	rm -rf .data

@@ -157,6 +157,20 @@ CHANNEL_LAYERS = {
 }
 
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# `manage.py worker`: its heartbeat row is renewed this often; the admin warns that no worker
+# is running when documents wait and no heartbeat is newer than RAG_WORKER_STALE_S.
+RAG_WORKER_HEARTBEAT_S = env_float("RAG_WORKER_HEARTBEAT_S", 5.0, low=0.5, high=300.0)
+RAG_WORKER_STALE_S = env_float("RAG_WORKER_STALE_S", 60.0, low=1.0, high=86_400.0)
+# A document being processed holds a lease renewed every third of RAG_DOCUMENT_LEASE_S; the
+# sweep (every RAG_DOCUMENT_SWEEP_S) requeues one whose lease expired, up to
+# RAG_DOCUMENT_MAX_ATTEMPTS processing attempts, then marks it failed.
+RAG_DOCUMENT_LEASE_S = env_float("RAG_DOCUMENT_LEASE_S", 120.0, low=3.0, high=86_400.0)
+RAG_DOCUMENT_SWEEP_S = env_float("RAG_DOCUMENT_SWEEP_S", 30.0, low=1.0, high=3600.0)
+RAG_DOCUMENT_MAX_ATTEMPTS = env_int("RAG_DOCUMENT_MAX_ATTEMPTS", 3, minimum=1)
+# Files chosen on an admin upload form that had an error are kept this long for the next try.
+RAG_KEPT_UPLOADS_HOURS = env_float("RAG_KEPT_UPLOADS_HOURS", 24.0, low=0.1, high=720.0)
+# How often the admin's document list asks for fresh status and progress.
+RAG_ADMIN_PROGRESS_POLL_S = env_float("RAG_ADMIN_PROGRESS_POLL_S", 2.0, low=0.5, high=300.0)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -171,8 +185,18 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = env_path("RAG_STATIC_ROOT", DATA_DIR / "static")
+# Originals of uploaded documents: in the database by default, so a task worker on any machine
+# that reaches it reads what the web process received; "filesystem" keeps them under
+# RAG_MEDIA_ROOT (then every web process and worker must share that folder).
+RAG_ORIGINALS_STORAGE = env_choice("RAG_ORIGINALS_STORAGE", "database", ("database", "filesystem"))
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": {
+        "BACKEND": (
+            "ragplatform.storage.DatabaseStorage"
+            if RAG_ORIGINALS_STORAGE == "database"
+            else "django.core.files.storage.FileSystemStorage"
+        )
+    },
     "staticfiles": {
         "BACKEND": (
             # Hashed, compressed names that may be cached forever; needs `collectstatic`.
