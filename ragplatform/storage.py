@@ -78,3 +78,8 @@ class DatabaseStorage(Storage):
             data = handle.read()
         StoredFile.objects.create(name=name, content=data, size=len(data))
         return True
+
+    def local_delete(self, name: str) -> None:
+        """Remove the local copy of a file that is now in the database."""
+        if self.stored(name):
+            self._local().delete(name)

@@ -19,7 +19,7 @@ from apps.corpus.access import collections_writable
 from apps.corpus.forms import DocumentUploadForm
 from apps.corpus.kept_uploads import (
     kept_upload_incoming,
-    kept_uploads_discard,
+    kept_uploads_clear,
     kept_uploads_get,
     uploads_keep,
 )
@@ -84,8 +84,7 @@ def _ingest(
         domain=data["domain"],
         document_type=data["document_type"],
     )
-    # The unticked ones too: leaving them out was the uploader's choice.
-    kept_uploads_discard(uploads=offered)
+    kept_uploads_clear(user_id=request.user.pk)  # type: ignore[arg-type]
     return summary
 
 

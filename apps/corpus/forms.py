@@ -79,11 +79,11 @@ class DocumentUploadForm(forms.Form):
         """Offer these kept files (only the uploader's own); `chosen` ones are shown ticked."""
         self.kept_uploads = list(kept)
         field = cast(forms.MultipleChoiceField, self.fields["kept"])
+        # Hidden (an empty row) until there is something kept to show.
+        field.widget = forms.CheckboxSelectMultiple() if kept else forms.MultipleHiddenInput()
         field.choices = [
             (str(k.token), f"{k.filename} ({filesizeformat(k.size_bytes)})") for k in kept
         ]
-        if not kept:
-            field.widget = forms.MultipleHiddenInput()
         if chosen and self.is_bound:
             data = self.posted().copy()
             data.setlist(self.add_prefix("kept"), list(chosen))

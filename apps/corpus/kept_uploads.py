@@ -72,6 +72,12 @@ def kept_uploads_discard(*, uploads: Iterable[KeptUpload]) -> None:
             transaction.on_commit(lambda storage=storage, name=name: storage.delete(name))  # type: ignore[misc]
 
 
+def kept_uploads_clear(*, user_id: int) -> None:
+    """Drop every file kept for this user: a successful upload ends the earlier tries (a file
+    the uploader unticked was left out on purpose)."""
+    kept_uploads_discard(uploads=KeptUpload.objects.filter(user_id=user_id))
+
+
 def kept_uploads_expire() -> int:
     """Drop kept files older than RAG_KEPT_UPLOADS_HOURS; returns how many."""
     stale = list(KeptUpload.objects.filter(created_at__lt=timezone.now() - _fresh_since())[:500])
