@@ -19,7 +19,7 @@ from apps.corpus.selectors import documents_waiting
 from ragplatform.workers import worker_alive, worker_last_seen
 
 if TYPE_CHECKING:
-    from apps.corpus.admin import DocumentAdmin
+    from django.contrib.admin import ModelAdmin
 
 # The columns the list refreshes in place (their CSS class is `field-<name>`).
 LIVE_COLUMNS = ("status_badge", "progress_bar", "waiting", "failure_reason")
@@ -58,7 +58,7 @@ def _ids(raw: str) -> list[int] | None:
     return [int(p) for p in parts]
 
 
-def progress_json(model_admin: DocumentAdmin, request: HttpRequest) -> JsonResponse:
+def progress_json(model_admin: ModelAdmin[Document], request: HttpRequest) -> JsonResponse:
     """Fresh cells for the listed documents (`?ids=1,2,3`), only among those this admin user
     may see; `active` says whether any of them may still change by itself."""
     ids = _ids(request.GET.get("ids", ""))
