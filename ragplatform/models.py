@@ -35,6 +35,7 @@ class WorkerHeartbeat(models.Model):
     current_task = models.CharField(max_length=300, blank=True)
 
     class Meta:
+        verbose_name = "task worker"
         indexes = [models.Index(fields=["last_seen_at"], name="worker_heartbeat_seen_idx")]
 
     def __str__(self) -> str:

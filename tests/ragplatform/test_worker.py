@@ -10,6 +10,8 @@ import pytest
 from django.conf import LazySettings
 from django.core.management import CommandError, call_command
 from django.db import connections
+from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from apps.corpus.models import DocumentStatus
@@ -171,3 +173,17 @@ def test_the_command_runs_tasks_and_leaves_no_heartbeat_behind(
 def test_the_command_does_not_reload_code() -> None:
     with pytest.raises(CommandError, match="does not reload"):
         call_command("worker", "--reload", verbosity=0)
+
+
+@pytest.mark.django_db
+def test_the_admin_lists_workers_read_only(admin_client: Client) -> None:
+    worker_beat(identity=_identity(), current_task="document_process_task(3,)")
+
+    page = admin_client.get(reverse("admin:ragplatform_workerheartbeat_changelist"))
+
+    assert page.status_code == 200
+    content = page.content.decode()
+    assert "host-a" in content and "document_process_task(3,)" in content
+    assert 'alt="True"' in content  # alive
+    add = admin_client.get(reverse("admin:ragplatform_workerheartbeat_add"))
+    assert add.status_code == 403
