@@ -15,14 +15,14 @@ from ragplatform.workers import worker_alive
 class WorkerHeartbeatAdmin(ReadOnlyAdmin):
     list_display = ["host", "pid", "alive", "last_seen", "current_task", "started_at"]
     ordering = ["-last_seen_at"]
-    fields = readonly_fields = [
+    fields = readonly_fields = (
         "worker_id",
         "host",
         "pid",
         "started_at",
         "last_seen_at",
         "current_task",
-    ]
+    )
 
     @admin.display(description="alive", boolean=True)
     def alive(self, heartbeat: WorkerHeartbeat) -> bool:
