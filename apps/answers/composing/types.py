@@ -17,6 +17,7 @@ from apps.answers.routing.types import HistoryMessage
 MODEL_UNAVAILABLE = FailureCode.MODEL_UNAVAILABLE
 MODEL_TIMEOUT = FailureCode.MODEL_TIMEOUT
 MODEL_INTERRUPTED = FailureCode.MODEL_INTERRUPTED
+ANSWER_TRUNCATED = FailureCode.ANSWER_TRUNCATED  # after text, like MODEL_INTERRUPTED
 EMPTY_ANSWER = FailureCode.EMPTY_ANSWER
 
 

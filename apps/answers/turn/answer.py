@@ -22,7 +22,12 @@ from apps.answers.routing.policy import RoutingDecision
 from apps.answers.routing.types import Strategy, TurnAction
 from apps.answers.services import citations_store, turn_context_record
 from apps.answers.streaming import sentences_without_citation
-from apps.answers.turn.compose_stream import ComposeOutcome, answer_confidence, compose_events
+from apps.answers.turn.compose_stream import (
+    ComposeOutcome,
+    answer_confidence,
+    attributed_events,
+    compose_events,
+)
 from apps.answers.turn.search_results import search_results_data
 from apps.answers.turn.speculation import Speculation
 from apps.answers.turn.state import TurnState, retrieval_record, turn_finish
@@ -60,6 +65,10 @@ async def answer_events(
         request=request,
         recorder=state.recorder,
         outcome=outcome,
+    ):
+        yield envelope
+    async for envelope in attributed_events(
+        request=request, recorder=state.recorder, outcome=outcome
     ):
         yield envelope
     state.timings["compose_ms"] = round((time.perf_counter() - compose_start) * 1000, 2)
@@ -163,9 +172,11 @@ async def _after_answer(
 def _failure(state: TurnState, outcome: ComposeOutcome) -> TurnFailed:
     code = _failure_code(outcome.error.code if outcome.error else FailureCode.EMPTY_ANSWER)
     message = (
-        "The model stopped before finishing; the partial answer is kept."
-        if outcome.text
-        else "No answer could be produced."
+        "No answer could be produced."
+        if not outcome.text
+        else "The answer reached the model's length limit and is incomplete."
+        if code == FailureCode.ANSWER_TRUNCATED
+        else "The model stopped before finishing; the partial answer is kept."
     )
     return TurnFailed(
         code=code,
