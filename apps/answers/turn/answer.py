@@ -4,6 +4,7 @@ trusted from the model's text."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import AsyncIterator
 
@@ -31,6 +32,9 @@ from apps.answers.turn.compose_stream import (
 from apps.answers.turn.search_results import search_results_data
 from apps.answers.turn.speculation import Speculation
 from apps.answers.turn.state import TurnState, retrieval_record, turn_finish
+from apps.corpus.embedders import EmbedderError
+
+logger = logging.getLogger(__name__)
 
 
 async def answer_events(
@@ -135,16 +139,7 @@ async def _after_answer(
     value = answer_confidence(outcome=outcome, chunks=result.chunks)
     band = confidence_band(value)
     yield await state.recorder.emit(EventType.CONFIDENCE, {"value": round(value, 3), "band": band})
-    questions = await followups_suggest(
-        query=state.question,
-        answer_text=outcome.text,
-        context=request.context,
-        cited_aliases={r.alias for r in outcome.citations},
-        candidates=result.chunks,
-        embedder=providers.embedder,
-        chat=providers.chat,
-        language=request.language,
-    )
+    questions = await _followups(state, request, result, outcome, providers)
     # The documents the suggestions may draw on, so a replay can withhold them from a reader
     # who may no longer see one of those documents.
     sources = sorted({c.document_id for c in result.chunks})
@@ -167,6 +162,29 @@ async def _after_answer(
         citations=len(outcome.citations),
     )
     yield await turn_finish(state, finished)
+
+
+async def _followups(
+    state: TurnState,
+    request: ComposeRequest,
+    result: RetrievalResult,
+    outcome: ComposeOutcome,
+    providers: Providers,
+) -> list[str]:
+    try:
+        return await followups_suggest(
+            query=state.question,
+            answer_text=outcome.text,
+            context=request.context,
+            cited_aliases={r.alias for r in outcome.citations},
+            candidates=result.chunks,
+            embedder=providers.embedder,
+            chat=providers.chat,
+            language=request.language,
+        )
+    except EmbedderError as exc:  # suggestions are a nicety; the answer stands without them
+        logger.warning("No follow-up suggestions, the embedder failed: %s", exc)
+        return []
 
 
 def _failure(state: TurnState, outcome: ComposeOutcome) -> TurnFailed:
