@@ -14,11 +14,13 @@ from django.conf import LazySettings
 from django.core.checks import run_checks
 
 from apps.answers.composing.conversational import ConversationalResponder
+from apps.answers.composing.openai_composer import OpenAIComposer
 from apps.answers.models import Conversation, Turn, TurnStatus
 from apps.answers.providers.chat import ChatSettings
 from apps.answers.providers.configured import json_chat_adapter
 from apps.answers.providers.openai_chat import OpenAIChatModel
 from apps.answers.providers.registry import Providers, _configured_providers
+from apps.answers.retrieval.rerank import RemoteReranker
 from apps.answers.retrieval.types import RetrievalRequest
 from apps.answers.routing.fallback import FallbackClassifier
 from apps.answers.routing.llm import LLMClassifier
@@ -101,7 +103,7 @@ def test_the_configured_llm_router_has_the_trained_one_behind_it(
     settings.OPENAI_BASE_URL, settings.RAG_CHAT_MODEL, settings.RAG_ROUTER = DOWN, "m", "llm"
     settings.RAG_ROUTER_TIMEOUT_S = 3.0
 
-    providers = _configured_providers.__wrapped__()  # type: ignore[attr-defined]
+    providers = _configured_providers.__wrapped__()
 
     assert isinstance(providers.classifier, FallbackClassifier)
     assert isinstance(providers.classifier.fallback, TrainedClassifier)
@@ -118,18 +120,21 @@ def test_every_model_time_limit_comes_from_settings(
     settings.RAG_RERANK, settings.RAG_RERANK_BASE_URL = "remote", DOWN
     settings.RAG_RERANK_TIMEOUT_S = 23.0
 
-    providers = _configured_providers.__wrapped__()  # type: ignore[attr-defined]
+    providers = _configured_providers.__wrapped__()
 
-    assert providers.chat is not None
-    chat_settings = providers.chat._settings  # type: ignore[attr-defined]
-    assert (chat_settings.timeout_s, chat_settings.first_token_timeout_s) == (90.0, 45.0)
-    assert providers.composer._timeout_s == 90.0  # type: ignore[attr-defined]
+    chat, composer = providers.chat, providers.composer
+    assert isinstance(chat, OpenAIChatModel) and isinstance(composer, OpenAIComposer)
+    assert (chat._settings.timeout_s, chat._settings.first_token_timeout_s) == (90.0, 45.0)
+    assert composer._timeout_s == 90.0
     assert providers.retriever.config.expansion_timeout_s == 21.0
-    assert providers.responder._timeout_s == 22.0  # type: ignore[attr-defined]
-    assert providers.retriever.reranker._timeout == 23.0  # type: ignore[attr-defined]
+    assert isinstance(providers.responder, ConversationalResponder)
+    assert providers.responder._timeout_s == 22.0
+    assert isinstance(providers.retriever.reranker, RemoteReranker)
+    assert providers.retriever.reranker._timeout == 23.0
     settings.RAG_CHAT_FIRST_TOKEN_TIMEOUT_S = 200.0  # never past the whole call's limit
-    chat = _configured_providers.__wrapped__().chat  # type: ignore[attr-defined]
-    assert chat._settings.first_token_timeout_s == 90.0
+    capped = _configured_providers.__wrapped__().chat
+    assert isinstance(capped, OpenAIChatModel)
+    assert capped._settings.first_token_timeout_s == 90.0
 
 
 # --- small talk ----------------------------------------------------------------------------
