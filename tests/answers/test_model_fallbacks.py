@@ -80,6 +80,7 @@ def test_with_the_endpoint_down_the_trained_router_answers(embedder: CountingEmb
     assert turn.classification["classifier"] == "trained"
     assert turn.classification["fallback_reason"].startswith("llm failed: ClassifierError")
     assert turn.fallback_reason.startswith("router llm failed")
+    assert turn.prompt_tokens is None  # a refused connection spent no tokens
 
 
 @pytest.mark.llm

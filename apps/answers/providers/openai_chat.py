@@ -54,9 +54,13 @@ class _Call:
     messages: Sequence[ChatMessage]
     usage: ChatUsage | None = None
     text: list[str] = field(default_factory=list)
+    answered: bool = False  # the server took the request (a refused connection spent nothing)
 
     def count(self) -> None:
-        # Every call counts towards the turn, an interrupted one too: its tokens were spent.
+        # Every answered call counts towards the turn, an interrupted one too: its tokens
+        # were spent.
+        if not self.answered:
+            return
         if self.usage is not None:
             usage_add(self.usage)
         else:
@@ -181,6 +185,7 @@ class OpenAIChatModel:
     ) -> AsyncGenerator[str, None]:
         first_deadline = min(deadline, _now() + self._settings.first_token_timeout_s)
         chunks = await _by(first_deadline, self._open_stream(request), "a first token")
+        call.answered = True
         try:
             while True:
                 step_deadline = deadline if call.text else first_deadline
@@ -246,6 +251,7 @@ class OpenAIChatModel:
             ),
             "a JSON completion",
         )
+        call.answered = True
         self._record_usage(completion.usage, call)
         content = completion.choices[0].message.content if completion.choices else None
         if not content or not content.strip():
