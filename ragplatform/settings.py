@@ -301,6 +301,7 @@ if RAG_EMBEDDING_DIMENSIONS != 384:
     # The vector column and its HNSW index are created at 384 dimensions by the migrations.
     raise ImproperlyConfigured("RAG_EMBEDDING_DIMENSIONS must be 384 (the vector column's size)")
 RAG_EMBEDDING_MODEL = env_str("RAG_EMBEDDING_MODEL", "text-embedding-3-small")
+RAG_EMBEDDING_MODEL_ID = env_str("RAG_EMBEDDING_MODEL_ID")
 RAG_EMBEDDING_BATCH = env_int("RAG_EMBEDDING_BATCH", 32, minimum=1)
 RAG_EMBEDDING_CACHE_DIR = env_path(
     "RAG_EMBEDDING_CACHE_DIR", Path.home() / ".cache" / "ragplatform" / "embeddings"
@@ -311,6 +312,11 @@ OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")
 OPENAI_API_KEY = env_secret("OPENAI_API_KEY") or ""
 RAG_CHAT_MODEL = env_str("RAG_CHAT_MODEL")
 RAG_CHAT_TIMEOUT_S = env_float("RAG_CHAT_TIMEOUT_S", 60.0, low=0.1, high=600.0)
+RAG_CHAT_FIRST_TOKEN_TIMEOUT_S = env_float(
+    "RAG_CHAT_FIRST_TOKEN_TIMEOUT_S", 15.0, low=0.1, high=600.0
+)
+RAG_EXPANSION_TIMEOUT_S = env_float("RAG_EXPANSION_TIMEOUT_S", 8.0, low=0.1, high=600.0)
+RAG_SMALL_TALK_TIMEOUT_S = env_float("RAG_SMALL_TALK_TIMEOUT_S", 10.0, low=0.1, high=600.0)
 
 RAG_CHUNK_MAX_WORDS = env_int("RAG_CHUNK_MAX_WORDS", 140, minimum=20)
 RAG_CHUNK_OVERLAP_WORDS = env_int("RAG_CHUNK_OVERLAP_WORDS", 25, minimum=0)
@@ -335,6 +341,7 @@ RAG_COMPOSER = env_choice("RAG_COMPOSER", "auto", ("auto", "extractive", "openai
 RAG_RERANK = env_choice("RAG_RERANK", "none", ("none", "remote"))
 RAG_RERANK_BASE_URL = env_str("RAG_RERANK_BASE_URL")
 RAG_RERANK_MODEL = env_str("RAG_RERANK_MODEL", "rerank")
+RAG_RERANK_TIMEOUT_S = env_float("RAG_RERANK_TIMEOUT_S", 5.0, low=0.1, high=120.0)
 # HNSW candidate list per query: 100 keeps recall@10 >= 0.99 at 100k chunks; raise it to
 # ~200 from several hundred thousand chunks up (benchmarks/vector_scale.py, docs/benchmarks.md).
 RAG_HNSW_EF_SEARCH = env_int("RAG_HNSW_EF_SEARCH", 100, minimum=10)

@@ -10,7 +10,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Q, Sum
 
 from apps.analytics.models import Category, ConversationCategory, DailyTurnCount
-from apps.analytics.post_turn import CategoryOption, PostTurnDecision, decide
+from apps.analytics.post_turn import CategoryOption, PostTurnDecision, decide, is_small_talk
 from apps.analytics.selectors import DAY_FIGURES, local_day, local_day_start
 from apps.answers.composing.confidence import ConfidenceBand
 from apps.answers.models import Citation, CitationKind, Turn, TurnStatus
@@ -27,13 +27,14 @@ def post_turn_run(
 ) -> PostTurnDecision | None:
     """Title, categories and attribution for a finished turn; None if there is nothing to do."""
     turn = Turn.objects.select_related("conversation").get(pk=turn_id)
-    if turn.status != TurnStatus.FINISHED:
+    if turn.status != TurnStatus.FINISHED or is_small_talk(turn):
         return None
     options = [
         CategoryOption(c.pk, c.name, c.description) for c in Category.objects.filter(active=True)
     ]
     aliases = list((turn.context or {}).get("aliases", {}))
-    cited = turn.citations.filter(kind=CitationKind.CITED).exists()
+    # Sources found while answering (cited, or attributed by overlap) need no second guess.
+    cited = turn.citations.exists()
     decision = decide(
         turn=turn, options=options, aliases=aliases, cited=cited, embedder=embedder, chat=chat
     )
@@ -60,6 +61,8 @@ def post_turn_apply(*, turn: Turn, decision: PostTurnDecision) -> None:
 
 
 def _attribution_store(turn: Turn, aliases: tuple[str, ...]) -> None:
+    if not aliases:
+        return  # nothing to add; sources stored while answering stay
     mapping: dict[str, int] = (turn.context or {}).get("aliases", {})
     chunk_ids = [mapping[a] for a in aliases if a in mapping]
     rows = chunks_hydrate(chunk_ids)

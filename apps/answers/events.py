@@ -43,6 +43,8 @@ class FailureCode(StrEnum):
     MODEL_UNAVAILABLE = "model_unavailable"
     MODEL_TIMEOUT = "model_timeout"
     MODEL_INTERRUPTED = "model_interrupted"
+    # The model hit its token limit (finish_reason "length"): the answer is kept, marked partial.
+    ANSWER_TRUNCATED = "answer_truncated"
     EMPTY_ANSWER = "empty_answer"
     INTERNAL = "internal_error"
 

@@ -10,12 +10,19 @@ from uuid import UUID
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import F, JSONField, Max, Value
+from django.db.models.expressions import CombinedExpression
 from django.utils import timezone
 
 from apps.answers.events import Envelope, EventType, FailureCode, failed_data
 from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnEvent, TurnStatus
-from apps.answers.outcomes import TurnClassified, TurnFinished, TurnOutcome, TurnRetrieved
+from apps.answers.outcomes import (
+    TurnClassified,
+    TurnFinished,
+    TurnOutcome,
+    TurnRetrieved,
+    TurnUsage,
+)
 from apps.answers.turn_end import TurnEnd, turn_end_steps_run
 
 
@@ -99,6 +106,17 @@ def turn_context_record(*, turn_id: int, context: dict[str, Any]) -> None:
 def turn_event_append(*, envelope: Envelope) -> None:
     TurnEvent.objects.create(
         turn_id=envelope["turn"], seq=envelope["seq"], type=envelope["type"], data=envelope["data"]
+    )
+
+
+def turn_usage_record(*, turn_id: int, usage: TurnUsage) -> None:
+    """The tokens the turn's model calls spent; `models_used.token_usage` says how they were
+    counted (merged into the models retrieval recorded, not replacing them)."""
+    counted = Value({"token_usage": usage.source}, output_field=JSONField())
+    Turn.objects.filter(pk=turn_id).update(
+        prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
+        models_used=CombinedExpression(F("models_used"), "||", counted, output_field=JSONField()),
     )
 
 
