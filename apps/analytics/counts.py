@@ -207,10 +207,12 @@ def _category_rows(
 def _document_rows(
     day: dt.date, facts: Mapping[int, TurnFacts], cited: Iterable[tuple[int, int]]
 ) -> list[DailyDocumentCount]:
-    counts: Counter[tuple[int, int]] = Counter()
+    counts: Counter[tuple[int, int, int]] = Counter()
     for turn_id, document_id in cited:
-        counts.update((document_id, group) for group in facts[turn_id].groups)
+        counts.update((document_id, c, g) for c, g in facts[turn_id].cuts())
     return [
-        DailyDocumentCount(day=day, document_id=document_id, group=group, turns=n)
-        for (document_id, group), n in counts.items()
+        DailyDocumentCount(
+            day=day, document_id=document_id, collection=collection, group=group, turns=n
+        )
+        for (document_id, collection, group), n in counts.items()
     ]

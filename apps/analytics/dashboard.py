@@ -49,9 +49,10 @@ class Period:
         last = self.first - dt.timedelta(days=1)
         return replace(self, first=last - dt.timedelta(days=self.days - 1), last=last)
 
-    def cut(self, rows: QuerySet[Any], *, collection: bool = True) -> QuerySet[Any]:
-        rows = rows.filter(day__range=(self.first, self.last), group=self.group)
-        return rows.filter(collection=self.collection) if collection else rows
+    def cut(self, rows: QuerySet[Any]) -> QuerySet[Any]:
+        return rows.filter(
+            day__range=(self.first, self.last), collection=self.collection, group=self.group
+        )
 
 
 @dataclass(frozen=True)
@@ -295,9 +296,11 @@ def _composers(rows: Iterable[Mapping[str, Any]]) -> tuple[tuple[str, int, int],
 
 def _documents(period: Period) -> dict[str, Any]:
     """The most cited documents, and those never cited in the period (of the collection)."""
-    cited = period.cut(DailyDocumentCount.objects.all(), collection=False)
+    cited = period.cut(DailyDocumentCount.objects.all())
     documents = Document.objects.all()
     if period.collection != ANY:
+        # Turns that could read the collection may cite others they could read too: list only
+        # the collection's own documents.
         cited = cited.filter(document__collection_id=period.collection)
         documents = documents.filter(collection_id=period.collection)
     top = (

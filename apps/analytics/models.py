@@ -186,20 +186,20 @@ class DailyCategoryCount(models.Model):
 
 
 class DailyDocumentCount(models.Model):
-    """Turns a day whose answer cited a document (each turn once per document it cited).
-
-    Cut by group only: a document's collection is its own, so a collection filter is a join.
-    """
+    """Turns a day whose answer cited a document (each turn once per document it cited), cut
+    by the collections the turn could read and its asker's groups as `DailyTurnCount` is."""
 
     day = models.DateField()
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    collection = models.PositiveIntegerField(default=ANY)
     group = models.PositiveIntegerField(default=ANY)
     turns = models.PositiveIntegerField()
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["group", "day", "document"], name="analytics_daily_document_once"
+                fields=["collection", "group", "day", "document"],
+                name="analytics_daily_document_once",
             ),
             models.CheckConstraint(
                 condition=Q(turns__gte=1), name="analytics_daily_document_has_turns"

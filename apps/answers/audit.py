@@ -23,7 +23,7 @@ from django.utils.safestring import SafeString
 from django.utils.text import Truncator
 
 from apps.answers.models import Turn
-from apps.corpus.text import last_sentence_start
+from apps.corpus.text import last_sentence_start, sentence_spans, words
 
 # --- CSV export ------------------------------------------------------------------------------
 
@@ -246,3 +246,37 @@ def leg_value(candidate: Mapping[str, Any], leg: str) -> str:
 
 def short_json(data: object, limit: int = 160) -> str:
     return Truncator(json.dumps(data, ensure_ascii=False, default=str)).chars(limit)
+
+
+def cited_sentences(pieces: Sequence[AnswerPiece]) -> dict[str, str]:
+    """The answer sentence each alias was cited for (the first, if cited more than once)."""
+    found: dict[str, str] = {}
+    for piece in pieces:
+        for alias in piece.aliases:
+            found.setdefault(alias, piece.text.strip())
+    return found
+
+
+def snippet_marked(snippet: str, sentence: str) -> SafeString:
+    """The chunk's text with the sentence that best supports `sentence` in a <mark>.
+
+    Best is the most words shared (case-folded); nothing is marked when no word is shared, so
+    a reader never sees a highlight that explains nothing.
+    """
+    wanted = {w.casefold() for w in words(sentence)}
+    spans = sentence_spans(snippet)
+    overlap = [len(wanted & {w.casefold() for w in words(snippet[a:b])}) for a, b in spans]
+    if not wanted or not overlap or max(overlap) == 0:
+        return format_html("{}", snippet)
+    start, end = spans[overlap.index(max(overlap))]
+    return format_html(
+        '{}<mark class="cited">{}</mark>{}', snippet[:start], snippet[start:end], snippet[end:]
+    )
+
+
+def rewritten_query(trace: Mapping[str, Any]) -> str:
+    """The standalone query a follow-up was rewritten into, or "" when it was not."""
+    for variant in trace.get("variants") or []:
+        if isinstance(variant, Mapping) and variant.get("kind") == "rewrite":
+            return str(variant.get("text") or "")
+    return ""

@@ -32,7 +32,7 @@ def local_days_q(first: dt.date, last: dt.date) -> Q:
 
 def readable_collection_q(collection_id: int) -> Q:
     """Turns that could read the collection; null means every collection, this one included."""
-    return Q(readable_collections__contains=[collection_id]) | Q(readable_collections=None)
+    return Q(readable_collections__contains=[collection_id]) | Q(readable_collections__isnull=True)
 
 
 def asker_group_q(group_id: int) -> Q:
