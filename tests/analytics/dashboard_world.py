@@ -74,6 +74,7 @@ def _turn(world: World, n: int, user: User | None, readable: list[int] | None) -
         question="Can I work from abroad?" if n % 5 == 0 else f"Question {n}",
         intent=INTENTS[n % 3],
         refused=n % 5 == 0,
+        refusal_reason="The documents say nothing about working abroad" if n % 5 == 0 else "",
         confidence=confidence,
         confidence_band="" if confidence is None else ("green", "yellow", "red")[n % 3],
         readable_collections=readable,

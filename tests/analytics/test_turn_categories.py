@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -110,3 +111,23 @@ def test_feedback_given_later_moves_its_days_counts(
     with django_capture_on_commit_callbacks(execute=True):
         feedback.delete()
     assert (uncut.get().feedback_up, uncut.get().feedback_down) == (0, 0)
+
+
+def test_a_finished_post_turn_step_recounts_its_day(monkeypatch: pytest.MonkeyPatch) -> None:
+    from apps.analytics import tasks
+
+    enqueued: list[int] = []
+    monkeypatch.setattr(tasks, "post_turn_run", lambda **kwargs: None)
+    monkeypatch.setattr(tasks, "default_embedder", lambda: None)
+    monkeypatch.setattr(tasks, "chat_model_configured", lambda: None)
+    monkeypatch.setattr(tasks, "daily_counts_task", SimpleNamespace(enqueue=enqueued.append))
+
+    tasks.post_turn_task.call(41)
+    assert enqueued == [41]
+
+    def explode(**kwargs: object) -> None:
+        raise RuntimeError("classifier down")
+
+    monkeypatch.setattr(tasks, "post_turn_run", explode)
+    tasks.post_turn_task.call(42)
+    assert enqueued == [41]  # nothing new to count when the step failed
