@@ -18,7 +18,7 @@ from django.utils import timezone
 from django.utils.http import urlencode
 
 from apps.analytics.charts import Segment, Series, bars_svg, colour_at, lines_svg
-from apps.analytics.dashboard import PRESET_DAYS, Board, Figures, Line, Period
+from apps.analytics.dashboard import PRESET_DAYS, Board, Figures, Line, Period, Slot
 from apps.analytics.models import ANY
 from apps.analytics.question_lists import QuestionCount
 from apps.answers.admin_base import BAND_COLOURS
@@ -101,30 +101,47 @@ class TurnLinks:
             query[P.GROUP] = self.period.group
         return f"{self.base}?{urlencode({**query, **(params or {})})}"
 
+    def slot(self, slot: Slot, params: Mapping[str, str | int] | None = None) -> str:
+        """The turns of one chart slot (a day, week or month)."""
+        return self.href(params, first=slot.first, last=slot.last)
+
 
 def summary_cards(board: Board, links: TurnLinks) -> list[dict[str, Any]]:
     """The headline figures, each beside the previous period's and the change."""
     now, before = board.total, board.previous
     return [
         _card("turns", now.turns, before.turns, str, links.href()),
-        _card("refused", now.refusal_share, before.refusal_share, _percent, links.href({P.REFUSED: 1})),
+        _card(
+            "refused", now.refusal_share, before.refusal_share, _percent, links.href({P.REFUSED: 1})
+        ),
         _card("mean confidence", now.mean_confidence, before.mean_confidence, _score, ""),
         _card("latency p50", now.p50_ms, before.p50_ms, _seconds, ""),
         _card("latency p95", now.p95_ms, before.p95_ms, _seconds, ""),
-        _card("thumbs down", now.feedback_down, before.feedback_down, str, links.href({P.FEEDBACK: "down"})),
-    ]  # fmt: skip
+        _card(
+            "thumbs down",
+            now.feedback_down,
+            before.feedback_down,
+            str,
+            links.href({P.FEEDBACK: "down"}),
+        ),
+    ]
 
 
 def turn_chart(board: Board, links: TurnLinks) -> dict[str, Any]:
     stacks = [
         [
-            Segment(f.turns - f.refused, ANSWERED, links.href({P.REFUSED: 0}, first=s.first, last=s.last),
-                    f"{s.label}: {f.turns - f.refused} answered"),
-            Segment(f.refused, REFUSED, links.href({P.REFUSED: 1}, first=s.first, last=s.last),
-                    f"{s.label}: {f.refused} refused"),
+            Segment(
+                f.turns - f.refused,
+                ANSWERED,
+                links.slot(s, {P.REFUSED: 0}),
+                f"{s.label}: {f.turns - f.refused} answered",
+            ),
+            Segment(
+                f.refused, REFUSED, links.slot(s, {P.REFUSED: 1}), f"{s.label}: {f.refused} refused"
+            ),
         ]
         for s, f in zip(board.slots, board.series, strict=True)
-    ]  # fmt: skip
+    ]
     labels = [s.label for s in board.slots]
     confidence = [Series("mean confidence", "#16a34a", [f.mean_confidence for f in board.series])]
     latency = [
@@ -132,10 +149,9 @@ def turn_chart(board: Board, links: TurnLinks) -> dict[str, Any]:
         Series("p95", "#dc2626", [_in_s(f.p95_ms) for f in board.series]),
     ]
     rows = [
-        {"slot": s, "figures": f, "href": links.href(first=s.first, last=s.last),
-         "refused_href": links.href({P.REFUSED: 1}, first=s.first, last=s.last)}
+        {"slot": s, "figures": f, "href": links.slot(s), "refused": links.slot(s, {P.REFUSED: 1})}
         for s, f in zip(board.slots, board.series, strict=True)
-    ]  # fmt: skip
+    ]
     return {
         "turns_svg": bars_svg(stacks, labels, title="Turns, answered and refused"),
         "confidence_svg": lines_svg(confidence, labels, title="Mean confidence", unit=""),
@@ -151,37 +167,37 @@ def lines_chart(
     shown = list(lines[:LINES_SHOWN])
     stacks = [
         [
-            Segment(line.counts[n], colour_at(i), links.href({param: line.key}, first=s.first, last=s.last),
-                    f"{s.label}, {line.label}: {line.counts[n]}")
+            Segment(
+                line.counts[n],
+                colour_at(i),
+                links.slot(s, {param: line.key}),
+                f"{s.label}, {line.label}: {line.counts[n]}",
+            )
             for i, line in enumerate(shown)
         ]
         for n, s in enumerate(board.slots)
-    ]  # fmt: skip
+    ]
     rows = [
-        (
-            s,
-            [
-                (line.counts[n], links.href({param: line.key}, first=s.first, last=s.last))
-                for line in shown
-            ],
-        )
+        (s, [(line.counts[n], links.slot(s, {param: line.key})) for line in shown])
         for n, s in enumerate(board.slots)
     ]
     return {
         "svg": bars_svg(stacks, [s.label for s in board.slots], title=title),
-        "legend": [(line, colour_at(i), links.href({param: line.key})) for i, line in enumerate(shown)],
+        "legend": [
+            (line, colour_at(i), links.href({param: line.key})) for i, line in enumerate(shown)
+        ],
         "rows": rows,
         "hidden": len(lines) - len(shown),
-    }  # fmt: skip
+    }
 
 
 def band_rows(total: Figures, links: TurnLinks) -> list[tuple[str, int, float, str, str]]:
     """(band, turns, share, colour, link) for each band, best first."""
+    counts = {band: total.band_count(band) for band in ConfidenceBand}
     return [
-        (band.value, total.band_count(band), _share(total.band_count(band), total.turns),
-         BAND_COLOURS[band], links.href({P.BAND: band.value}))
-        for band in ConfidenceBand
-    ]  # fmt: skip
+        (band.value, n, _share(n, total.turns), BAND_COLOURS[band], links.href({P.BAND: band}))
+        for band, n in counts.items()
+    ]
 
 
 def _card(label: str, now: Any, before: Any, shown: Any, href: str) -> dict[str, Any]:
