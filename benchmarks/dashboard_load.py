@@ -10,8 +10,9 @@ turns spread over the last `--days` days with one INSERT ... SELECT generate_ser
 daily-count refresh for every day (timed), then requests the dashboard through Django's test
 client as a superuser (every panel, the two question lists included) and as an analyst (the
 aggregates only), for a 30-day and a 365-day range: the median of `--repeat` timed requests
-after one warm-up, and the number of SQL queries each request ran. `--reuse` skips seeding when
-the database already holds the turns; the database is dropped at the end unless `--keep`.
+after one warm-up, and the number of SQL queries each request ran. `--reuse` measures again a
+database kept (`--keep`) from an earlier run, without seeding or counting; the database is
+dropped at the end unless `--keep`.
 """
 
 from __future__ import annotations
@@ -93,10 +94,14 @@ def main() -> None:
 
     try:
         _migrate()
-        if not (args.reuse and _turns() >= args.turns):
+        if args.reuse and _turns() >= args.turns:
+            print(f"turns: {_turns():,}  (reused, seeded and counted before)")
+        else:
             _seed(turns=args.turns, days=args.days)
-        refresh_s = _refresh(days=args.days)
-        print(f"turns: {_turns():,}  daily-count refresh of {args.days} days: {refresh_s:.1f} s")
+            refresh_s = _refresh(days=args.days)
+            print(
+                f"turns: {_turns():,}  daily-count refresh of {args.days} days: {refresh_s:.1f} s"
+            )
         print(f"load average: {os.getloadavg()[0]:.2f}")
         for who, client in (("superuser", _client(True)), ("analyst", _client(False))):
             for days in (30, 365):
@@ -114,7 +119,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--days", type=int, default=365)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--keep", action="store_true", help="keep the benchmark database")
-    parser.add_argument("--reuse", action="store_true", help="do not seed an already seeded one")
+    parser.add_argument("--reuse", action="store_true", help="measure a kept database again")
     args = parser.parse_args()
     if args.turns < 10 or args.days < 1 or args.repeat < 1:
         parser.error("--turns must be at least 10, --days and --repeat at least 1")
