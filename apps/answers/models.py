@@ -116,7 +116,19 @@ class Turn(models.Model):
                 condition=value_known("action", TurnAction), name="answers_turn_action_known"
             ),
         ]
-        indexes = [models.Index(fields=["-created_at"], name="answers_turn_created_idx")]
+        indexes = [
+            models.Index(fields=["-created_at"], name="answers_turn_created_idx"),
+            # The analytics dashboard's question lists: least confident answers of a period,
+            # and the refused turns of a period (a seventh of the log, or less).
+            models.Index(
+                fields=["confidence", "created_at"],
+                condition=Q(confidence__isnull=False),
+                name="answers_turn_confidence_idx",
+            ),
+            models.Index(
+                fields=["created_at"], condition=Q(refused=True), name="answers_turn_refused_idx"
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"Turn {self.index} of {self.conversation_id}"

@@ -7,9 +7,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import LazySettings
-from django.contrib.auth.models import User
 from playwright.sync_api import Page, expect
-from pytest_django.live_server_helper import LiveServer
 
 from apps.corpus.models import Document, DocumentStatus
 from apps.corpus.services import document_process, document_submit
@@ -18,21 +16,6 @@ from tests.conftest import CountingEmbedder
 from tests.factories import CollectionFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-PASSWORD = "a-long-e2e-password"
-
-
-@pytest.fixture
-def admin_page(page: Page, live_server: LiveServer) -> Page:
-    """A browser page logged into the admin through the login form."""
-    User.objects.create_superuser("admin", "admin@example.com", PASSWORD)
-    page.set_default_timeout(10_000)
-    page.goto(f"{live_server.url}/admin/")
-    page.get_by_label("Username").fill("admin")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("button", name="Log out")).to_be_visible()
-    return page
 
 
 def _open_upload_page(page: Page) -> None:
