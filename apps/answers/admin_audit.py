@@ -25,6 +25,7 @@ from apps.answers.audit import (
     stage_timings,
     timeline_bars,
 )
+from apps.answers.citation_numbers import citation_numbers
 from apps.answers.models import Citation, CitationKind, Conversation, Turn
 from apps.corpus.models import Chunk, Collection
 
@@ -55,11 +56,12 @@ class TurnAuditPage:
         citations = _citations(turn)
         titles = {c.alias: f"{c.title} p. {c.page}" if c.page else c.title for c in citations}
         marks = [(c.position, c.alias) for c in citations if c.position is not None]
+        numbers = citation_numbers(citations)
         trace, timings = turn.retrieval_trace or {}, turn.timings_ms or {}
         retrieval_timings = trace.get("timings_ms") or timings.get("retrieval") or {}
         return {
-            "answer_html": answer_html(answer_pieces(turn.answer, marks), titles),
-            "citation_rows": [self._citation_row(c) for c in citations],
+            "answer_html": answer_html(answer_pieces(turn.answer, marks), titles, numbers),
+            "citation_rows": [self._citation_row(c, numbers.get(c.alias)) for c in citations],
             "candidate_rows": self._candidate_rows(turn, citations),
             "variants": [v for v in trace.get("variants") or [] if isinstance(v, Mapping)],
             "classification_json": json.dumps(turn.classification, indent=2, ensure_ascii=False),
@@ -86,10 +88,11 @@ class TurnAuditPage:
     def _url(self, name: str, *args: object) -> str:
         return reverse(f"{self.site_name}:{name}", args=args)
 
-    def _citation_row(self, citation: Citation) -> dict[str, Any]:
+    def _citation_row(self, citation: Citation, number: int | None) -> dict[str, Any]:
         chunk, document_id = citation.chunk, citation.document_id
         return {
             "citation": citation,
+            "number": number,  # the number the asker saw on its chip (cited ones only)
             "document_url": self._url("corpus_document_change", document_id) if document_id else "",
             "file_url": reverse("document-source", args=[document_id]) if document_id else "",
             "chunk_url": self._url("corpus_chunk_change", chunk.pk) if chunk else "",
