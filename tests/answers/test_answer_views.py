@@ -33,11 +33,6 @@ CHUNK_TEXT = (
 
 
 @pytest.fixture
-def user(django_user_model: type[User]) -> User:
-    return django_user_model.objects.create_user("ada", password="a-long-test-password")
-
-
-@pytest.fixture
 def ada(client: Client, user: User) -> Client:
     client.force_login(user)
     return client
