@@ -63,6 +63,8 @@
 
   function feedbackBody(turn, rating) {
     const feedbackForm = turn.querySelector(".feedback-form");
+    // The reasons say what was wrong: a thumbs up clears one left from an earlier thumbs down.
+    if (rating === "up") for (const radio of feedbackForm.querySelectorAll("input[name=reason]")) radio.checked = false;
     return {
       rating,
       reason: feedbackForm.querySelector("input[name=reason]:checked")?.value ?? "",
@@ -95,7 +97,10 @@
     if (!turn || !turn.dataset.turn) return;
     if (button.classList.contains("action-copy")) copyAnswer(turn);
     else if (button.classList.contains("action-regenerate")) regenerate(turn);
-    else if (button.classList.contains("rate")) rate(turn, button.dataset.rating, { closeForm: false });
+    else if (button.classList.contains("rate")) {
+      // A thumbs down asks what was wrong (optional); a thumbs up is enough on its own.
+      rate(turn, button.dataset.rating, { closeForm: button.dataset.rating === "up" });
+    }
     else if (button.classList.contains("feedback-close")) turn.querySelector(".feedback-form").hidden = true;
   });
   messages.addEventListener("submit", (event) => {

@@ -280,10 +280,10 @@
       // Words a person understands; the score stays available on hover and to screen readers.
       const badge = part(view, ".badge");
       const words = { green: strings.wellSupported, yellow: strings.partlySupported, red: strings.notSupported };
-      const score = Number(data.value).toFixed(2);
+      const score = String(strings.supportScore).replace("{score}", Number(data.value).toFixed(2));
       badge.querySelector(".badge-words").textContent = words[data.band] ?? "";
-      badge.querySelector(".badge-score").textContent = ` (${strings.supportScore} ${score})`;
-      badge.title = `${strings.supportScore} ${score}`;
+      badge.querySelector(".badge-score").textContent = ` (${score})`;
+      badge.title = score;
       badge.className = `badge band-${data.band}`;
       show(badge, true);
     },
