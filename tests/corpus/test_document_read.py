@@ -82,14 +82,6 @@ def test_an_unreadable_document_is_a_404_like_a_missing_one(
         assert b"Secret" not in response.content
 
 
-def test_a_missing_file_reads_as_a_404_with_a_message(reader: Client) -> None:
-    document = DocumentFactory.create()
-    document.file.storage.delete(document.file.name)
-    response = reader.get(f"/documents/{document.pk}/read/")
-    assert response.status_code == 404
-    assert "original file of this document is missing" in response.content.decode()
-
-
 def test_reading_needs_a_login(client: Client) -> None:
     document = DocumentFactory.create()
     assert client.get(f"/documents/{document.pk}/read/").status_code == 302
