@@ -8,6 +8,7 @@ database, scripted answers).
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 
@@ -91,6 +92,8 @@ def test_a_chip_opens_the_cited_passage_with_its_sentence_highlighted(
         "href", re.compile(r"^/documents/\d+/source/$")
     )
 
+    if target := os.environ.get("E2E_PREVIEW_SCREENSHOT"):
+        page.screenshot(path=target)
     page.keyboard.press("Escape")
     expect(panel).to_be_hidden()
     expect(chip).to_be_focused()
@@ -120,6 +123,8 @@ def test_a_tap_on_a_phone_opens_the_passage_as_a_sheet(
     assert box is not None
     # A sheet along the bottom edge, the full width of the phone.
     assert abs(box["y"] + box["height"] - 844) < 2 and abs(box["width"] - 390) < 2
+    if target := os.environ.get("E2E_PREVIEW_PHONE_SCREENSHOT"):
+        page.screenshot(path=target)
     panel.locator(".source-panel-close").tap()
     expect(panel).to_be_hidden()
 
