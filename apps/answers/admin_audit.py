@@ -29,6 +29,7 @@ from apps.answers.audit import (
     stage_timings,
     timeline_bars,
 )
+from apps.answers.citation_numbers import citation_numbers
 from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnFeedback
 from apps.corpus.models import Chunk, Collection
 
@@ -63,12 +64,16 @@ class TurnAuditPage:
         marks = [(c.position, c.alias) for c in citations if c.position is not None]
         pieces = answer_pieces(turn.answer, marks)
         sentences = cited_sentences(pieces)
+        numbers = citation_numbers(citations)
         trace, timings = turn.retrieval_trace or {}, turn.timings_ms or {}
         retrieval_timings = trace.get("timings_ms") or timings.get("retrieval") or {}
         candidates = self._candidate_rows(turn, citations)
         return {
-            "answer_html": answer_html(pieces, titles),
-            "citation_rows": [self._citation_row(c, sentences.get(c.alias, "")) for c in citations],
+            "answer_html": answer_html(pieces, titles, numbers),
+            "citation_rows": [
+                self._citation_row(c, sentences.get(c.alias, ""), numbers.get(c.alias))
+                for c in citations
+            ],
             "candidate_rows": candidates[:CANDIDATES_SHOWN],
             "candidate_rest": candidates[CANDIDATES_SHOWN:],
             "candidate_count": len(candidates),
@@ -100,10 +105,13 @@ class TurnAuditPage:
     def _url(self, name: str, *args: object) -> str:
         return reverse(f"{self.site_name}:{name}", args=args)
 
-    def _citation_row(self, citation: Citation, sentence: str) -> dict[str, Any]:
+    def _citation_row(
+        self, citation: Citation, sentence: str, number: int | None
+    ) -> dict[str, Any]:
         chunk, document_id = citation.chunk, citation.document_id
         return {
             "citation": citation,
+            "number": number,  # the number the asker saw on its chip (cited ones only)
             "snippet": snippet_marked(Truncator(citation.snippet).chars(400), sentence),
             "document_url": self._url("corpus_document_change", document_id) if document_id else "",
             "file_url": reverse("document-source", args=[document_id]) if document_id else "",

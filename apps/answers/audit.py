@@ -139,7 +139,7 @@ class AnswerPiece:
     aliases: tuple[str, ...] = ()
 
 
-def _split_last_sentence(segment: str) -> tuple[str, str]:
+def split_last_sentence(segment: str) -> tuple[str, str]:
     # A marker may stand after the full stop ("... leave. [c1]"): ignore it when looking back.
     body = segment.rstrip().rstrip(".!?؟…")
     cut = last_sentence_start(body, abbreviations=False)
@@ -154,7 +154,7 @@ def answer_pieces(answer: str, marks: Iterable[tuple[int, str]]) -> list[AnswerP
     pieces: list[AnswerPiece] = []
     start = 0
     for position in sorted(at):
-        lead, sentence = _split_last_sentence(answer[start:position])
+        lead, sentence = split_last_sentence(answer[start:position])
         if lead:
             pieces.append(AnswerPiece(lead))
         pieces.append(AnswerPiece(sentence, cited=True, aliases=tuple(at[position])))
@@ -164,14 +164,22 @@ def answer_pieces(answer: str, marks: Iterable[tuple[int, str]]) -> list[AnswerP
     return pieces
 
 
-def answer_html(pieces: Sequence[AnswerPiece], titles: Mapping[str, str]) -> SafeString:
+def answer_html(
+    pieces: Sequence[AnswerPiece],
+    titles: Mapping[str, str],
+    numbers: Mapping[str, int] | None = None,
+) -> SafeString:
+    """The answer with its cited sentences marked; a chip shows the number the asker saw
+    (the alias where there is none), its title the alias and source."""
+    numbers = numbers or {}
+
     def render(piece: AnswerPiece) -> SafeString:
         if not piece.cited:
             return format_html("{}", piece.text)
         chips = format_html_join(
             "",
-            '<a class="chip" href="#citation-{}" title="{}">[{}]</a>',
-            ((a, titles.get(a, ""), a) for a in piece.aliases),
+            '<a class="chip" href="#citation-{}" title="{} {}">[{}]</a>',
+            ((a, a, titles.get(a, ""), numbers.get(a, a)) for a in piece.aliases),
         )
         return format_html('<mark class="cited">{}</mark>{}', piece.text, chips)
 

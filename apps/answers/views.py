@@ -24,6 +24,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
+from apps.answers.citation_numbers import citation_numbers
 from apps.answers.events import Envelope, EventType, FailureCode
 from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnEvent
 from apps.answers.refusals import REFUSALS, refusal_code
@@ -89,9 +90,13 @@ _SHOWN_EVENTS = (EventType.SEARCH_RESULTS, EventType.CLARIFICATION, EventType.FO
 def _turns(conversation: Conversation, *, user_id: int) -> list[dict[str, Any]]:
     cited = Citation.objects.filter(kind=CitationKind.CITED).order_by("position", "alias")
     shown = TurnEvent.objects.filter(type__in=_SHOWN_EVENTS).order_by("seq")
-    turns = conversation.turns.order_by("index").prefetch_related(
-        Prefetch("citations", queryset=cited, to_attr="cited"),
-        Prefetch("events", queryset=shown, to_attr="shown_events"),
+    turns = (
+        conversation.turns.order_by("index")
+        .select_related("feedback")
+        .prefetch_related(
+            Prefetch("citations", queryset=cited, to_attr="cited"),
+            Prefetch("events", queryset=shown, to_attr="shown_events"),
+        )
     )
     readable = user_collection_ids_readable(user_id=user_id)
     return [_turn_view(turn, readable) for turn in turns]
@@ -99,8 +104,9 @@ def _turns(conversation: Conversation, *, user_id: int) -> list[dict[str, Any]]:
 
 def _turn_view(turn: Turn, readable: frozenset[int] | None) -> dict[str, Any]:
     """What the page shows of a stored turn, without what its reader may no longer read."""
+    numbers = citation_numbers(turn.cited)  # type: ignore[attr-defined]
     cited = citations_visible(citations=turn.cited, readable=readable)  # type: ignore[attr-defined]
-    citations = [_citation_view(number, c) for number, c in enumerate(cited, start=1)]
+    citations = [_citation_view(numbers[c.alias], c) for c in cited]
     stored = [
         Envelope(seq=e.seq, turn=turn.pk, type=e.type, data=e.data)
         for e in turn.shown_events  # type: ignore[attr-defined]
@@ -118,6 +124,7 @@ def _turn_view(turn: Turn, readable: frozenset[int] | None) -> dict[str, Any]:
         "turn": turn,
         "segments": _segments(turn.answer, citations),
         "citations": citations,
+        "feedback": getattr(turn, "feedback", None),  # reverse one-to-one: absent is an error
         "results": [
             {**r, "snippet": mark_only_html(r.get("snippet_html", ""))}
             for r in search.get("results", [])
@@ -129,9 +136,11 @@ def _turn_view(turn: Turn, readable: frozenset[int] | None) -> dict[str, Any]:
 
 
 def _citation_view(number: int, citation: Citation) -> dict[str, Any]:
-    url = reverse("document-source", args=[citation.document_id]) if citation.document_id else ""
+    # A link that reads the document in the page; the preview panel opens on a plain click.
+    url = reverse("document-read", args=[citation.document_id]) if citation.document_id else ""
     return {
         "number": number,
+        "alias": citation.alias,
         "offset": citation.position,
         "url": url,
         "title": citation.title or citation.source_file,
