@@ -8,12 +8,6 @@ from dataclasses import dataclass
 
 from django.db import connection, transaction
 
-<<<<<<< HEAD
-from apps.analytics.models import Category, ConversationCategory, DailyTurnCount
-from apps.analytics.post_turn import CategoryOption, PostTurnDecision, decide, is_small_talk
-from apps.analytics.selectors import DAY_FIGURES, local_day, local_day_start
-from apps.answers.composing.confidence import ConfidenceBand
-=======
 from apps.analytics.counts import day_rows
 from apps.analytics.models import (
     ANY,
@@ -25,8 +19,7 @@ from apps.analytics.models import (
     DailyTurnCount,
     TurnCategory,
 )
-from apps.analytics.post_turn import CategoryOption, PostTurnDecision, decide
->>>>>>> analytics
+from apps.analytics.post_turn import CategoryOption, PostTurnDecision, decide, is_small_talk
 from apps.answers.models import Citation, CitationKind, Turn, TurnStatus
 from apps.answers.providers.chat import ChatModel
 from apps.answers.services import CitationRecord, citations_store, conversation_title_set

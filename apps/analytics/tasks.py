@@ -1,4 +1,4 @@
-"""Post-turn work runs in a db_worker, so the answer never waits for it.
+"""Post-turn work runs in a task worker (`manage.py worker`), so the answer never waits for it.
 
 `turn_end_enqueue` is the step analytics registers with answers (`AnalyticsConfig.ready`); the
 turn's end calls it once, after the terminal event is committed.
