@@ -15,6 +15,8 @@
   const stopButton = document.getElementById("stop-button");
   const connection = document.getElementById("connection");
   const template = document.getElementById("turn-template");
+  // Every word the page shows comes from the template, in the interface language.
+  const STRINGS = JSON.parse(document.getElementById("chat-strings")?.textContent || "{}");
 
   const state = {
     socket: null,
@@ -345,14 +347,8 @@
     const path = `${chat.dataset.chatUrl}c/${id}/`;
     history.replaceState(null, "", path);
     document.querySelector(".chat-header h1").textContent = question;
-    const sidebar = document.getElementById("conversations");
-    for (const item of sidebar.querySelectorAll("li.current")) item.classList.remove("current");
-    const item = el("li", null, "current");
-    const link = el("a", question.length > 60 ? `${question.slice(0, 59)}…` : question);
-    link.href = path;
-    link.dir = "auto";
-    item.append(link);
-    sidebar.prepend(item);
+    // The conversation list (conversations.js) shows the new conversation in its place.
+    document.dispatchEvent(new CustomEvent("chat:conversation", { detail: { id } }));
   }
 
   function flash(message) {
@@ -392,8 +388,8 @@
         location.assign(`${chat.dataset.loginUrl}?next=${encodeURIComponent(location.pathname)}`);
         return;
       }
-      if (state.pending) onRefused({ message: "The connection dropped before the question arrived; please ask again." });
-      connection.textContent = "Reconnecting…";
+      if (state.pending) onRefused({ message: STRINGS.dropped });
+      connection.textContent = STRINGS.reconnecting;
       const delay = Math.min(500 * 2 ** state.retries, 8000);
       state.retries += 1;
       setTimeout(connect, delay);
@@ -403,12 +399,15 @@
   function ask(question) {
     const text = question.trim();
     if (!text) return;
-    if (state.pending) return flash("Still sending the last question…");
+    if (state.pending) return flash(STRINGS.still_sending);
     const view = newView(text);
     state.pending = view;
     const message = { type: "ask", question: text };
     if (state.conversation) message.conversation = state.conversation;
-    if (!send(message)) onRefused({ message: "Not connected yet; please try again in a moment." });
+    // The collection picker's choice; none ticked means every readable collection.
+    const picked = [...document.querySelectorAll("#collection-picker input:checked")].map((box) => box.value);
+    if (picked.length) message.collections = picked;
+    if (!send(message)) onRefused({ message: STRINGS.not_connected });
   }
 
   // --- wiring --------------------------------------------------------------------------
