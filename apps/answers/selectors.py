@@ -193,6 +193,5 @@ def example_topics(*, user_id: int, language: str, limit: int = EXAMPLES) -> lis
 
 
 def _topic(heading: str) -> str:
-    """The last part of a heading path, sentence case kept for names ("VPN", "WireGuard")."""
-    topic = heading.rsplit(" > ", 1)[-1].strip()
-    return topic[:1].lower() + topic[1:] if topic[1:2].islower() else topic
+    """The last part of a heading path ("Guide > Setup" -> "Setup")."""
+    return heading.rsplit(" > ", 1)[-1].strip()

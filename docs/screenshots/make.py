@@ -6,8 +6,10 @@ Sets the platform up as `manage.py serve` does (migrations, the demo corpus from
 signs in as a user it creates with a fresh password, serves the page with daphne on a free
 port, asks one question in each language in Chromium and saves:
 
-    chat-en-desktop.png  chat-en-phone.png  chat-en-phone-drawer.png
-    chat-fa-desktop.png  chat-fa-phone.png  chat-fa-phone-drawer.png
+    chat-en-start.png  chat-en-desktop.png  chat-en-phone.png  chat-en-phone-drawer.png
+    chat-fa-start.png  chat-fa-desktop.png  chat-fa-phone.png  chat-fa-phone-drawer.png
+
+(start: the empty page with its example questions).
 
 Answers come from whatever composer is configured (the offline extractive one by default).
 """
@@ -97,7 +99,7 @@ def _shoot(url: str, password: str, out: Path) -> None:
             desktop = browser.new_context(locale=language.locale, viewport=DESKTOP)
             page = desktop.new_page()
             _log_in(page, url, password)
-            page.wait_for_timeout(1500)  # the socket connects
+            page.screenshot(path=out / f"chat-{language.code}-start.png")
             page.locator("#question").fill(language.question)
             page.locator("#ask-button").click()
             page.wait_for_selector("li.turn .answer:not(.streaming)", timeout=120_000)
@@ -123,7 +125,7 @@ def _log_in(page: Page, url: str, password: str) -> None:
     page.locator("#id_username").fill(USER)
     page.locator("#id_password").fill(password)
     page.locator("form.sign-in button[type=submit]").click()
-    page.wait_for_selector("#question")
+    page.wait_for_selector("#chat[data-connected]")  # the socket is open
 
 
 def main() -> None:

@@ -42,6 +42,7 @@ def _log_in(page: Page, url: str) -> None:
     page.locator("#id_password").fill(PASSWORD)
     page.locator("form.sign-in button[type=submit]").click()
     expect(page.locator("#question")).to_be_visible()
+    expect(page.locator("#chat[data-connected]")).to_have_count(1)  # ready to ask
 
 
 def test_rename_search_and_delete(page: Page, daphne_url: str, ada: User) -> None:  # noqa: F811
@@ -105,7 +106,7 @@ def test_an_example_question_asks_itself(
 ) -> None:
     _log_in(page, daphne_url)
     example = page.locator("#empty button.example").first
-    expect(example).to_contain_text("What do the documents say about")
+    expect(example).to_contain_text("Tell me about")
     asked = example.inner_text()
     example.click()
     turn = page.locator("li.turn").first

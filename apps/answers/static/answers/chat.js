@@ -140,6 +140,7 @@
 
   function list(tag, items, marker, chips) {
     const node = el(tag);
+    node.dir = "auto"; // the markers sit on the side the items read from
     for (const item of items) node.append(block("li", item.replace(marker, ""), chips));
     return node;
   }
@@ -370,6 +371,7 @@
     socket.addEventListener("open", () => {
       state.retries = 0;
       connection.textContent = "";
+      chat.dataset.connected = "true"; // for styles and browser tests
       const view = state.current;
       // Back after a drop mid-answer: ask for exactly what we missed.
       if (view && view.turn && !view.ended) send({ type: "resume", turn: view.turn, last_seq: view.lastSeq });
@@ -384,6 +386,7 @@
       onEnvelope(envelope);
     });
     socket.addEventListener("close", (event) => {
+      delete chat.dataset.connected;
       if (event.code === 4401) {
         location.assign(`${chat.dataset.loginUrl}?next=${encodeURIComponent(location.pathname)}`);
         return;
