@@ -49,7 +49,7 @@ def chat_sidebar_context(
     """The sidebar (grouped, filtered by `?q=`), the collection picker and the empty state's
     examples, for the chat page."""
     # The search box caps its length; a longer hand-typed address is cut, not refused.
-    query = request.GET.get("q", "").strip()[:SEARCH_MAX_CHARS]
+    query = _query(request)[:SEARCH_MAX_CHARS]
     pickable = collections_pickable(user_id=user_id)
     chosen = (
         conversation_collections_chosen(conversation_id=conversation.pk, pickable=pickable)
@@ -84,6 +84,11 @@ def chat_strings() -> dict[str, str]:
 def _groups(user_id: int, query: str) -> list[Any]:
     conversations = conversations_sidebar(user_id=user_id, query=query)
     return conversations_grouped(conversations=conversations)
+
+
+def _query(request: HttpRequest) -> str:
+    # PostgreSQL text cannot hold NUL, and no title or answer contains one.
+    return request.GET.get("q", "").replace("\x00", "").strip()
 
 
 def _language() -> str:
@@ -152,7 +157,7 @@ def conversation_delete(request: HttpRequest, conversation_id: UUID) -> HttpResp
 @_signed_in
 def conversation_search(request: HttpRequest) -> HttpResponse:
     """The conversation list alone, filtered by `?q=`, for the sidebar's search box."""
-    query = request.GET.get("q", "").strip()
+    query = _query(request)
     if len(query) > SEARCH_MAX_CHARS:
         message = _("Search for at most %(limit)d characters") % {"limit": SEARCH_MAX_CHARS}
         return _error("invalid_request", message, 400)

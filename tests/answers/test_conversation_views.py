@@ -34,17 +34,6 @@ db = pytest.mark.django_db
 JSON = {"Accept": "application/json"}
 
 
-@pytest.fixture
-def user(django_user_model: type[User]) -> User:
-    return django_user_model.objects.create_user("ada", password="a-long-test-password")
-
-
-@pytest.fixture
-def ada(client: Client, user: User) -> Client:
-    client.force_login(user)
-    return client
-
-
 def _error(response: Any) -> str:
     body = response.json()
     assert set(body) == {"error"}
@@ -190,6 +179,7 @@ def test_search_finds_title_question_and_answer_text_of_my_live_conversations(
     assert f"/c/{by_question.pk}/" in _listed(ada, "wireguard")
     assert f"/c/{by_answer.pk}/" in _listed(ada, "working days")
     assert "No conversation matches" in _listed(ada, "nothing like this")
+    assert f"/c/{by_question.pk}/" in _listed(ada, "wire\x00guard")  # NUL: never stored
     # The page itself filters with ?q= too (the search works without the script).
     page = ada.get("/", {"q": "wireguard"}).content.decode()
     assert f"/c/{by_question.pk}/" in page and f"/c/{by_title.pk}/" not in page
