@@ -75,6 +75,8 @@ MIDDLEWARE = [
     "ragplatform.request_limits.RequestSizeMiddleware",
     "ragplatform.security.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The interface language: the set_language choice, else the browser's Accept-Language.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -178,7 +180,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("fa", "فارسی")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -332,6 +336,10 @@ RAG_DEMO_DOCS_DIR = env_path("RAG_DEMO_DOCS_DIR", BASE_DIR / "docs" / "guide")
 RAG_MAX_QUESTION_CHARS = env_int("RAG_MAX_QUESTION_CHARS", 4000, minimum=10)
 RAG_ASKS_PER_MINUTE = env_int("RAG_ASKS_PER_MINUTE", 20, minimum=1)
 RAG_MAX_COLLECTIONS_PER_QUESTION = env_int("RAG_MAX_COLLECTIONS_PER_QUESTION", 20, minimum=1)
+# 0 keeps deleted conversations for the audit forever.
+RAG_DELETED_CONVERSATION_RETENTION_DAYS = env_int(
+    "RAG_DELETED_CONVERSATION_RETENTION_DAYS", 365, minimum=0
+)
 RAG_CLARIFY_TOPICS_WAIT_S = env_float("RAG_CLARIFY_TOPICS_WAIT_S", 2.0, low=0.0, high=30.0)
 RAG_CONTEXT_BUDGET_TOKENS = env_int("RAG_CONTEXT_BUDGET_TOKENS", 1800, minimum=100)
 RAG_ROUTER = env_choice("RAG_ROUTER", "trained", ("trained", "llm"))

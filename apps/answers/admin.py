@@ -270,6 +270,7 @@ CONVERSATION_DETAIL_FIELDS = (
     "user",
     "created_at",
     "updated_at",
+    "deleted_at",
     "category_names",
     "turns_table",
 )
@@ -277,11 +278,14 @@ CONVERSATION_DETAIL_FIELDS = (
 
 @admin.register(Conversation)
 class ConversationAdmin(ReadOnlyAdmin):
-    list_display = ["__str__", "user", "turn_count", "category_names", "updated_at"]
+    list_display = ["__str__", "user", "turn_count", "category_names", "updated_at", "deleted_at"]
     list_select_related = ["user"]
     # The relation's name, not an import: analytics imports answers, never the reverse
-    # (see docs/architecture.md).
-    list_filter = [("category_links__category", admin.RelatedFieldListFilter)]
+    # (see docs/architecture.md). Deleted: the owner removed it from their list.
+    list_filter = [
+        ("category_links__category", admin.RelatedFieldListFilter),
+        ("deleted_at", admin.EmptyFieldListFilter),
+    ]
     search_fields = ["title"]
     ordering = ["-updated_at"]
     show_full_result_count = False

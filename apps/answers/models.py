@@ -35,9 +35,19 @@ class Conversation(models.Model):
     title = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Set when its owner deletes it: hidden from them at once, kept for the audit until the
+    # retention (RAG_DELETED_CONVERSATION_RETENTION_DAYS) purges it.
+    deleted_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-updated_at"]
+        indexes = [
+            models.Index(
+                fields=["user", "-updated_at"],
+                condition=Q(deleted_at__isnull=True),
+                name="answers_conversation_live_idx",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.title or f"Conversation {str(self.id)[:8]}"

@@ -15,7 +15,7 @@ from uuid import UUID
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import render
@@ -25,6 +25,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
 from apps.answers.citation_numbers import citation_numbers
+from apps.answers.conversation_views import chat_sidebar_context
 from apps.answers.events import Envelope, EventType, FailureCode
 from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnEvent
 from apps.answers.refusals import REFUSALS, refusal_code
@@ -65,7 +66,8 @@ def chat_page(request: HttpRequest, conversation_id: UUID | None = None) -> Http
             raise Http404("No such conversation")
     turns = _turns(conversation, user_id=user_id) if conversation else []
     context = {
-        "conversations": _sidebar(user_id),
+        **chat_sidebar_context(request, user_id=user_id, conversation=conversation),
+        "current_id": str(conversation.pk) if conversation else "",
         "conversation": conversation,
         "conversation_question": turns[0]["turn"].question if turns else "",
         "turns": turns,
@@ -74,14 +76,6 @@ def chat_page(request: HttpRequest, conversation_id: UUID | None = None) -> Http
         "login_url": settings.LOGIN_URL,
     }
     return render(request, "answers/chat.html", context)
-
-
-def _sidebar(user_id: int) -> list[Conversation]:
-    first_question = Turn.objects.filter(conversation=OuterRef("pk")).order_by("index")
-    conversations: QuerySet[Conversation] = conversations_for_user(user_id=user_id).annotate(
-        first_question=Subquery(first_question.values("question")[:1])
-    )
-    return list(conversations[:100])
 
 
 _SHOWN_EVENTS = (EventType.SEARCH_RESULTS, EventType.CLARIFICATION, EventType.FOLLOWUPS)

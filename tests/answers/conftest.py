@@ -9,6 +9,7 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
 from django.db import connections
+from django.test import Client
 
 from apps.answers.providers.registry import providers_override
 from tests.answers.fakes import ScriptedComposer, handbook_load, providers_fake
@@ -26,6 +27,13 @@ async def close_db_connections() -> AsyncIterator[None]:
 @pytest.fixture
 def user(django_user_model: type[User]) -> User:
     return django_user_model.objects.create_user("ada", password="a-long-test-password")
+
+
+@pytest.fixture
+def ada(client: Client, user: User) -> Client:
+    """A test client signed in as `user`."""
+    client.force_login(user)
+    return client
 
 
 @pytest.fixture

@@ -16,6 +16,8 @@
   const connection = document.getElementById("connection");
   const template = document.getElementById("turn-template");
   const strings = document.getElementById("answer-strings")?.dataset ?? {};
+  // Every word the page shows comes from the template, in the interface language.
+  const STRINGS = JSON.parse(document.getElementById("chat-strings")?.textContent || "{}");
 
   const state = {
     socket: null,
@@ -141,6 +143,7 @@
 
   function list(tag, items, marker, chips) {
     const node = el(tag);
+    node.dir = "auto"; // the markers sit on the side the items read from
     for (const item of items) node.append(block("li", item.replace(marker, ""), chips));
     return node;
   }
@@ -364,14 +367,8 @@
     const path = `${chat.dataset.chatUrl}c/${id}/`;
     history.replaceState(null, "", path);
     document.querySelector(".chat-header h1").textContent = question;
-    const sidebar = document.getElementById("conversations");
-    for (const item of sidebar.querySelectorAll("li.current")) item.classList.remove("current");
-    const item = el("li", null, "current");
-    const link = el("a", question.length > 60 ? `${question.slice(0, 59)}…` : question);
-    link.href = path;
-    link.dir = "auto";
-    item.append(link);
-    sidebar.prepend(item);
+    // The conversation list (conversations.js) shows the new conversation in its place.
+    document.dispatchEvent(new CustomEvent("chat:conversation", { detail: { id } }));
   }
 
   function flash(message) {
@@ -394,6 +391,7 @@
       state.retries = 0;
       connection.textContent = "";
       chat.classList.remove("reconnecting");
+      chat.dataset.connected = "true"; // for styles and browser tests
       const view = state.current;
       // Back after a drop mid-answer: ask for exactly what we missed.
       if (view && view.turn && !view.ended) {
@@ -411,14 +409,15 @@
       onEnvelope(envelope);
     });
     socket.addEventListener("close", (event) => {
+      delete chat.dataset.connected;
       if (event.code === 4401) {
         location.assign(`${chat.dataset.loginUrl}?next=${encodeURIComponent(location.pathname)}`);
         return;
       }
-      if (state.pending) onRefused({ message: "The connection dropped before the question arrived; please ask again." });
-      connection.textContent = strings.reconnecting;
+      if (state.pending) onRefused({ message: STRINGS.dropped });
+      connection.textContent = STRINGS.reconnecting;
       chat.classList.add("reconnecting");
-      if (state.current && !state.current.ended) notice(state.current, strings.reconnecting);
+      if (state.current && !state.current.ended) notice(state.current, STRINGS.reconnecting);
       const delay = Math.min(500 * 2 ** state.retries, 8000);
       state.retries += 1;
       setTimeout(connect, delay);
@@ -428,12 +427,15 @@
   function ask(question) {
     const text = question.trim();
     if (!text) return;
-    if (state.pending) return flash("Still sending the last question…");
+    if (state.pending) return flash(STRINGS.still_sending);
     const view = newView(text);
     state.pending = view;
     const message = { type: "ask", question: text };
     if (state.conversation) message.conversation = state.conversation;
-    if (!send(message)) onRefused({ message: "Not connected yet; please try again in a moment." });
+    // The collection picker's choice; none ticked means every readable collection.
+    const picked = [...document.querySelectorAll("#collection-picker input:checked")].map((box) => box.value);
+    if (picked.length) message.collections = picked;
+    if (!send(message)) onRefused({ message: STRINGS.not_connected });
   }
 
   // --- wiring --------------------------------------------------------------------------
