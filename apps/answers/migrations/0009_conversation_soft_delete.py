@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('answers', '0007_turn_feedback'),
+        ('answers', '0008_turn_indexes_for_dashboard_question_lists'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
