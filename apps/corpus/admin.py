@@ -25,6 +25,7 @@ from django.utils.translation import ngettext
 from apps.corpus.access import collections_writable
 from apps.corpus.admin_progress import (
     document_failure_reason,
+    document_live_state,
     document_waiting,
     progress_json,
     worker_warning,
@@ -221,7 +222,7 @@ class DocumentAdmin(admin.ModelAdmin[Document]):
             '<span style="white-space:nowrap" data-document-id="{}" data-status="{}">'
             '<progress value="{}" max="100" style="width:5em"></progress> {}%</span>',
             document.pk,
-            document.status,
+            document_live_state(document),
             document.progress,
             document.progress,
         )

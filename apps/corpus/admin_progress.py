@@ -28,6 +28,14 @@ MAX_IDS = 500
 FINAL_STATUSES = frozenset({DocumentStatus.READY, DocumentStatus.FAILED})
 
 
+def document_live_state(document: Document) -> str:
+    """The status, or "queued" for a ready or failed document queued for processing again:
+    the list keeps watching every document that may still change by itself."""
+    if document.queued_at is not None and document.status in FINAL_STATUSES:
+        return "queued"
+    return str(document.status)
+
+
 def document_waiting(document: Document) -> SafeString:
     """How long the document has waited for a worker (empty unless it is waiting)."""
     if document.status == DocumentStatus.PROCESSING:
@@ -69,7 +77,7 @@ def progress_json(model_admin: ModelAdmin[Document], request: HttpRequest) -> Js
     rows = [
         {
             "id": document.pk,
-            "status": document.status,
+            "status": document_live_state(document),
             "cells": {name: str(getattr(model_admin, name)(document)) for name in LIVE_COLUMNS},
         }
         for document in documents

@@ -243,3 +243,16 @@ def test_progress_view_refuses_malformed_ids(admin_client: Client, ids: str) -> 
     response = admin_client.get(reverse("admin:corpus_document_progress"), {"ids": ids})
     assert response.status_code == 400
     assert "ids must be" in json.loads(response.content)["error"]
+
+
+def test_a_ready_document_queued_again_keeps_the_list_watching(admin_client: Client) -> None:
+    document = DocumentFactory.create(status=DocumentStatus.READY)
+    Document.objects.filter(pk=document.pk).update(queued_at=timezone.now())
+
+    response = admin_client.get(
+        reverse("admin:corpus_document_progress"), {"ids": str(document.pk)}
+    )
+
+    body = json.loads(response.content)
+    assert body["active"] is True and body["documents"][0]["status"] == "queued"
+    assert 'data-status="queued"' in admin_client.get(reverse(CHANGELIST)).content.decode()

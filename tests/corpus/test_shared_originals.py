@@ -1,13 +1,15 @@
 """Originals in the database, so workers anywhere read what the web process received: the
-storage itself, the fallback to originals stored on disk before, the one-off move command, and
-a worker in another process whose media folder is empty."""
+storage itself, the fallback to originals stored on disk before, the one-off move command, a
+worker in another process whose media folder is empty, and a worker killed mid-document."""
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from io import StringIO
 from pathlib import Path
 
@@ -23,6 +25,7 @@ from django.urls import reverse
 
 from apps.corpus.models import Document, DocumentStatus
 from apps.corpus.services import document_submit
+from apps.corpus.sweeps import documents_reclaim
 from apps.corpus.uploads import document_schedule
 from ragplatform.models import StoredFile
 from ragplatform.storage import DatabaseStorage
@@ -165,3 +168,54 @@ def test_a_worker_with_an_empty_media_folder_ingests_an_uploaded_file(tmp_path: 
     assert document.chunk_count >= 1 and document.attempts == 1
     assert list(empty_media.iterdir()) == []  # it read the original from the database
     assert Document.objects.get(pk=document.pk).chunks.exists()
+
+
+def _worker(database: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", _WORKER, database],
+        cwd=settings.BASE_DIR,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_document_whose_worker_was_killed_is_reclaimed_and_finished_by_another(
+    tmp_path: Path, settings: LazySettings
+) -> None:
+    paragraphs = "\n\n".join(f"Paragraph {n} about leave, travel and expenses." for n in range(200))
+    document = document_submit(
+        collection=CollectionFactory.create(),
+        filename="long.md",
+        data=f"# Policy\n\n{paragraphs}".encode(),
+    ).document
+    document_schedule(document=document, wait=False)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(settings.BASE_DIR),
+        "DJANGO_SETTINGS_MODULE": "ragplatform.settings",
+        "RAG_DOCUMENT_LEASE_S": "3",
+        "RAG_EMBEDDING_CACHE_DIR": str(tmp_path / "cache"),
+    }
+    database = connection.settings_dict["NAME"]
+
+    first = _worker(database, env)
+    deadline = time.monotonic() + 120
+    while Document.objects.get(pk=document.pk).status != DocumentStatus.PROCESSING:
+        assert time.monotonic() < deadline and first.poll() is None, "the worker never started"
+        time.sleep(0.02)
+    first.send_signal(signal.SIGKILL)  # dies mid-document: no cleanup, no final status
+    first.wait(timeout=30)
+    assert Document.objects.get(pk=document.pk).status == DocumentStatus.PROCESSING
+
+    time.sleep(3.5)  # its lease (3 s in the worker) runs out, as nobody renews it
+    assert documents_reclaim().requeued == (document.pk,)
+
+    second = _worker(database, env)
+    output, _ = second.communicate(timeout=600)
+    assert second.returncode == 0, output[-3000:]
+    document.refresh_from_db()
+    assert document.status == DocumentStatus.READY, document.error_message
+    assert document.attempts == 2 and document.lease_expires_at is None
