@@ -1,8 +1,12 @@
-"""Analytics in the Django admin: the category list, conversation categories, a dashboard.
+"""Analytics in the Django admin: the category list, conversation and turn categories, the
+dashboard.
 
-Categories are edited here; conversation categories are written by the post-turn step, so
-they are read-only. The router's labelled set and evaluations are in `apps.answers.admin_router`.
-The dashboard reads the daily counts through `apps.analytics.selectors` (four small queries).
+Categories are edited here; conversation and turn categories are written by the post-turn step,
+so they are read-only. The router's labelled set and evaluations are in
+`apps.answers.admin_router`. The dashboard view gates (the analysts' permission; questions and
+links only for readers of turns) and calls `dashboard.board_get` (the daily counts, a fixed
+number of queries whatever the period) and `question_lists`; `admin_dashboard` builds what the
+template shows.
 """
 
 from __future__ import annotations
