@@ -44,6 +44,7 @@ class FailureCode(StrEnum):
     MODEL_TIMEOUT = "model_timeout"
     MODEL_INTERRUPTED = "model_interrupted"
     EMPTY_ANSWER = "empty_answer"
+    INTERRUPTED = "interrupted"  # the process answering it stopped (its lease lapsed)
     INTERNAL = "internal_error"
 
 
@@ -53,6 +54,7 @@ RETRYABLE = frozenset(
         FailureCode.MODEL_UNAVAILABLE,
         FailureCode.MODEL_TIMEOUT,
         FailureCode.MODEL_INTERRUPTED,
+        FailureCode.INTERRUPTED,
         FailureCode.INTERNAL,
     }
 )

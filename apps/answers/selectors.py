@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import TypeVar
 from uuid import UUID
 
@@ -72,10 +71,6 @@ def _owned_one(rows: QuerySet[_M], *, owner: str, user_id: int | None, what: str
     if found is None:
         raise NotFound(f"No such {what}")
     return found
-
-
-def turns_asked_since(*, user_id: int, since: datetime) -> int:
-    return Turn.objects.filter(conversation__user_id=user_id, created_at__gte=since).count()
 
 
 def turn_is_streaming(*, turn_id: int) -> bool:

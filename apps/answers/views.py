@@ -32,12 +32,14 @@ from apps.answers.selectors import conversations_for_user, turn_get, user_collec
 from apps.answers.services import InvalidQuestion
 from apps.answers.turn.entry import (
     conversation_id_parse,
-    turn_events,
     turn_follow,
+    turn_launch,
     turn_open,
 )
+from apps.answers.turn.live import with_keepalive
 
 SSE = "text/event-stream"
+SSE_PING = ": ping\n\n"
 HTTP_STATUS: Mapping[FailureCode, int] = MappingProxyType(
     {
         FailureCode.INVALID_REQUEST: 400,
@@ -169,6 +171,8 @@ def mark_only_html(html: object) -> SafeString:
 
 
 # --- SSE ---------------------------------------------------------------------------------
+# The answer runs detached from the request: a client that goes away cancels nothing and
+# resumes with GET /api/turns/<id>/events (Last-Event-ID or ?last_seq=), on any process.
 
 
 @require_POST
@@ -193,7 +197,8 @@ async def turns_create(request: HttpRequest) -> HttpResponseBase:
     except ValueError:  # malformed JSON
         return _error(FailureCode.INVALID_REQUEST, "The body is not valid JSON")
     turn = opened.turn
-    response = _stream(turn_events(turn_id=turn.pk, filters=opened.filters))
+    turn_launch(turn_id=turn.pk, filters=opened.filters)
+    response = _stream(turn_follow(turn_id=turn.pk, user_id=user.pk))
     response["X-Turn-Id"] = str(turn.pk)
     response["X-Conversation-Id"] = str(turn.conversation_id)
     return response
@@ -232,8 +237,9 @@ def _stream(events: AsyncIterator[Any]) -> StreamingHttpResponse:
 
 
 async def _sse(events: AsyncIterator[Any]) -> AsyncIterator[str]:
-    async for envelope in events:
-        yield sse_format(envelope)
+    async for envelope in with_keepalive(events, every_s=settings.RAG_KEEPALIVE_S):
+        # A comment line while idle: clients ignore it, proxies see a live stream.
+        yield SSE_PING if envelope is None else sse_format(envelope)
 
 
 def sse_format(envelope: dict[str, Any]) -> str:

@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 from django.db import connections
 
 from apps.answers.providers.registry import providers_override
+from apps.answers.turn.entry import turns_launched_wait
 from tests.answers.fakes import ScriptedComposer, handbook_load, providers_fake
 from tests.conftest import CountingEmbedder
 
@@ -18,8 +19,10 @@ from tests.conftest import CountingEmbedder
 @pytest.fixture
 async def close_db_connections() -> AsyncIterator[None]:
     """The answer's database work runs in asgiref's shared worker thread; close that thread's
-    connection afterwards, or the test database cannot be dropped at the end of the run."""
+    connection afterwards, or the test database cannot be dropped at the end of the run.
+    Answers run detached from their clients: let those a test started end first."""
     yield
+    await turns_launched_wait(timeout_s=10)
     await sync_to_async(connections.close_all)()
 
 
