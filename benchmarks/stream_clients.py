@@ -29,6 +29,7 @@ class ClientRun:
     received: list[dict[str, Any]] = field(default_factory=list)
     gaps: list[float] = field(default_factory=list)
     error: str = ""
+    following_again: bool = False  # reconnected to `resume_on`
     _last_at: float | None = None
 
     def take(self, envelope: dict[str, Any]) -> bool:
@@ -102,6 +103,7 @@ async def _ws_ask(run: ClientRun, timeout_s: float) -> bool:
 async def _ws_follow(run: ClientRun, server: Server, timeout_s: float) -> None:
     async with socket_to(server, run.cookie) as ws:
         await ws.send(json.dumps({"type": "resume", "turn_id": run.turn, "last_seq": run.last_seq}))
+        run.following_again = True
         while not run.take(await socket_next(ws, timeout_s)):
             pass
 
@@ -128,6 +130,7 @@ async def _sse_follow(run: ClientRun, server: Server, timeout_s: float) -> None:
         sse_client(server, run.cookie, timeout_s=timeout_s) as client,
         client.stream("GET", f"/api/turns/{run.turn}/events", headers=headers) as response,
     ):
+        run.following_again = True
         async for envelope in sse_envelopes(response):
             if run.take(envelope):
                 return

@@ -48,7 +48,10 @@ class Server:
 
     def start(self, timeout_s: float = 60) -> Server:
         command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port)]
-        env = {**os.environ, "PYTHONPATH": str(ROOT), **self.env}
+        inherited = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+        path = os.pathsep.join([str(ROOT), *inherited])
+        env = {**os.environ, **self.env}
+        env["PYTHONPATH"] = os.pathsep.join([env.get("PYTHONPATH", str(ROOT)), path])
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
                 [*command, "tests.stream_server:application"],

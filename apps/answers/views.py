@@ -15,6 +15,7 @@ from uuid import UUID
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.db import close_old_connections
 from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
@@ -237,6 +238,9 @@ def _stream(events: AsyncIterator[Any]) -> StreamingHttpResponse:
 
 
 async def _sse(events: AsyncIterator[Any]) -> AsyncIterator[str]:
+    # The stream may last minutes and needs no connection of the request's own: give it back
+    # now (with DATABASE_CONN_MAX_AGE 0) rather than when the stream ends.
+    await sync_to_async(close_old_connections)()
     async for envelope in with_keepalive(events, every_s=settings.RAG_KEEPALIVE_S):
         # A comment line while idle: clients ignore it, proxies see a live stream.
         yield SSE_PING if envelope is None else sse_format(envelope)

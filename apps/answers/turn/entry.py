@@ -12,6 +12,7 @@ dropped connection cancels nothing and the answer can be resumed on any process.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -199,7 +200,10 @@ def _ending_message(code: FailureCode) -> str:
 def turn_launch(*, turn_id: int, filters: SearchFilters) -> None:
     """Run the turn in this process to its end, whoever follows it: the transports' clients
     follow it with `turn_follow` and may come and go (and resume on another process)."""
-    task = asyncio.create_task(_run_to_end(turn_id, filters))
+    # A fresh context: the turn outlives the request that asked it, so it must not inherit
+    # the request's thread for database calls (Django gives each request its own, and a
+    # thread created for a finished request would hold a database connection forever).
+    task = asyncio.create_task(_run_to_end(turn_id, filters), context=contextvars.Context())
     _RUNNING.add(task)
     task.add_done_callback(_RUNNING.discard)
 
