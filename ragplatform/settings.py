@@ -149,14 +149,8 @@ DATABASES = {
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-_redis_url = env_str("REDIS_URL")
-CHANNEL_LAYERS = {
-    "default": (
-        {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [_redis_url]}}
-        if _redis_url
-        else {"BACKEND": "channels.layers.InMemoryChannelLayer"}
-    )
-}
+# No CHANNEL_LAYERS: followers of a turn hear of its events through PostgreSQL LISTEN/NOTIFY
+# (apps/answers/turn/live.py), so every process that shares the database can follow any turn.
 
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
 # `manage.py worker`: its heartbeat row is renewed this often; the admin warns that no worker
@@ -335,6 +329,15 @@ if RAG_ROUTER_CLARIFY_THRESHOLD > RAG_ROUTER_BUMP_THRESHOLD:
 RAG_DEMO_DOCS_DIR = env_path("RAG_DEMO_DOCS_DIR", BASE_DIR / "docs" / "guide")
 RAG_MAX_QUESTION_CHARS = env_int("RAG_MAX_QUESTION_CHARS", 4000, minimum=10)
 RAG_ASKS_PER_MINUTE = env_int("RAG_ASKS_PER_MINUTE", 20, minimum=1)
+# A streaming turn's lease: renewed by its process every third of it; once it lapses the turn
+# is failed as interrupted (by the sweeper, or by a follower that notices first).
+RAG_TURN_LEASE_S = env_float("RAG_TURN_LEASE_S", 10.0, low=1.0, high=600.0)
+# A turn nobody has followed for this long is cancelled (a dropped client alone cancels nothing).
+RAG_TURN_ABANDON_S = env_float("RAG_TURN_ABANDON_S", 300.0, low=5.0, high=86400.0)
+# A follower that has heard nothing for this long checks the turn's lease itself.
+RAG_TURN_FOLLOW_CHECK_S = env_float("RAG_TURN_FOLLOW_CHECK_S", 5.0, low=0.05, high=300.0)
+# Idle WebSocket and SSE streams send a ping this often, so proxies keep them open.
+RAG_KEEPALIVE_S = env_float("RAG_KEEPALIVE_S", 15.0, low=0.05, high=3600.0)
 RAG_MAX_COLLECTIONS_PER_QUESTION = env_int("RAG_MAX_COLLECTIONS_PER_QUESTION", 20, minimum=1)
 # 0 keeps deleted conversations for the audit forever.
 RAG_DELETED_CONVERSATION_RETENTION_DAYS = env_int(

@@ -23,10 +23,17 @@ class AnswersConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        from apps.answers.leases import turns_interrupt_lapsed
         from ragplatform.periodic import periodic_register
 
         periodic_register(
             name="answers.conversations_retention_purge",
             every_s=lambda: PURGE_EVERY_S,
             run=conversations_retention_purge,
+        )
+        # Turns whose process died are failed as interrupted within about a lease and a half.
+        periodic_register(
+            name="answers.turns_interrupt_lapsed",
+            every_s=lambda: settings.RAG_TURN_LEASE_S / 2,
+            run=turns_interrupt_lapsed,
         )

@@ -46,6 +46,7 @@ class FailureCode(StrEnum):
     # The model hit its token limit (finish_reason "length"): the answer is kept, marked partial.
     ANSWER_TRUNCATED = "answer_truncated"
     EMPTY_ANSWER = "empty_answer"
+    INTERRUPTED = "interrupted"  # the process answering it stopped (its lease lapsed)
     INTERNAL = "internal_error"
 
 
@@ -55,6 +56,7 @@ RETRYABLE = frozenset(
         FailureCode.MODEL_UNAVAILABLE,
         FailureCode.MODEL_TIMEOUT,
         FailureCode.MODEL_INTERRUPTED,
+        FailureCode.INTERRUPTED,
         FailureCode.INTERNAL,
     }
 )

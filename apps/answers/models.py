@@ -104,6 +104,13 @@ class Turn(models.Model):
     error_message = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Durability (database clock): while streaming, the answering process renews the lease; a
+    # lapsed lease means that process is gone and the turn is failed as interrupted. A cancel
+    # request and the last time a client followed the turn are how every process learns
+    # whether the answer is still wanted.
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    cancel_requested_at = models.DateTimeField(null=True, blank=True)
+    followed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["conversation_id", "index"]
@@ -137,6 +144,12 @@ class Turn(models.Model):
             ),
             models.Index(
                 fields=["created_at"], condition=Q(refused=True), name="answers_turn_refused_idx"
+            ),
+            # The sweeper's scan: only streaming turns, by when their lease lapses.
+            models.Index(
+                fields=["lease_expires_at"],
+                condition=Q(status=TurnStatus.STREAMING),
+                name="answers_turn_lease_idx",
             ),
         ]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from typing import Literal, TypeVar
 from uuid import UUID
 
@@ -84,10 +84,6 @@ def _owned_one(rows: QuerySet[_M], *, owner: str, user_id: int | None, what: str
     if found is None:
         raise NotFound(f"No such {what}")
     return found
-
-
-def turns_asked_since(*, user_id: int, since: datetime) -> int:
-    return Turn.objects.filter(conversation__user_id=user_id, created_at__gte=since).count()
 
 
 def turn_is_streaming(*, turn_id: int) -> bool:

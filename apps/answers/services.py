@@ -3,21 +3,24 @@ here, from the typed outcome of one stage (`outcomes.py`)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import F, JSONField, Max, Value
+from django.db import connection, transaction
+from django.db.models import DateTimeField, ExpressionWrapper, F, JSONField, Max, Value
 from django.db.models.expressions import CombinedExpression
+from django.db.models.functions import Now
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from apps.answers.events import Envelope, EventType, FailureCode, failed_data
 from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnEvent, TurnStatus
+from apps.answers.notices import TURN_CHANNEL, notice_of_event
 from apps.answers.outcomes import (
     TurnClassified,
     TurnFinished,
@@ -78,10 +81,20 @@ def turn_start(*, conversation: Conversation, question: str) -> Turn:
         Conversation.objects.select_for_update().filter(pk=conversation.pk).first()
         last = conversation.turns.aggregate(last=Max("index"))["last"]
         turn = Turn.objects.create(
-            conversation=conversation, index=(last or 0) + 1, question=cleaned
+            conversation=conversation, index=(last or 0) + 1, question=cleaned, **_lease_initial()
         )
         Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
     return turn
+
+
+def _lease_initial() -> dict[str, Any]:
+    """A new turn's lease and follow time, on the database's clock like every renewal
+    (`leases.turn_lease_renew`): a turn that no process ever picks up still lapses."""
+    lease = Value(timedelta(seconds=settings.RAG_TURN_LEASE_S))
+    return {
+        "lease_expires_at": ExpressionWrapper(Now() + lease, output_field=DateTimeField()),
+        "followed_at": Now(),
+    }
 
 
 def turn_readable_record(*, turn_id: int, collection_ids: Collection[int] | None) -> None:
@@ -113,10 +126,31 @@ def turn_context_record(*, turn_id: int, context: dict[str, Any]) -> None:
     Turn.objects.filter(pk=turn_id).update(context=context)
 
 
-def turn_event_append(*, envelope: Envelope) -> None:
-    TurnEvent.objects.create(
-        turn_id=envelope["turn"], seq=envelope["seq"], type=envelope["type"], data=envelope["data"]
+_APPEND = f"""
+    WITH stored AS (
+        INSERT INTO {TurnEvent._meta.db_table} (turn_id, seq, type, data, created_at)
+        VALUES (%s, %s, %s, %s::jsonb, statement_timestamp())
+        RETURNING 1
     )
+    SELECT pg_notify(%s, %s) FROM stored
+"""  # noqa: S608 - the table name is our own model's, the values are parameters
+
+
+def turn_event_append(*, envelope: Envelope) -> None:
+    """Store the event and announce it to every process in one statement: followers hear of
+    it exactly when it is committed (inside `turn_end`'s transaction, with the turn's end)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _APPEND,
+            [
+                envelope["turn"],
+                envelope["seq"],
+                envelope["type"],
+                json.dumps(envelope["data"]),
+                TURN_CHANNEL,
+                notice_of_event(envelope),
+            ],
+        )
 
 
 def turn_usage_record(*, turn_id: int, usage: TurnUsage) -> None:

@@ -15,6 +15,7 @@ from uuid import UUID
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.db import close_old_connections
 from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
@@ -34,12 +35,14 @@ from apps.answers.selectors import conversations_for_user, turn_get, user_collec
 from apps.answers.services import InvalidQuestion
 from apps.answers.turn.entry import (
     conversation_id_parse,
-    turn_events,
     turn_follow,
+    turn_launch,
     turn_open,
 )
+from apps.answers.turn.live import with_keepalive
 
 SSE = "text/event-stream"
+SSE_PING = ": ping\n\n"
 HTTP_STATUS: Mapping[FailureCode, int] = MappingProxyType(
     {
         FailureCode.INVALID_REQUEST: 400,
@@ -172,6 +175,8 @@ def mark_only_html(html: object) -> SafeString:
 
 
 # --- SSE ---------------------------------------------------------------------------------
+# The answer runs detached from the request: a client that goes away cancels nothing and
+# resumes with GET /api/turns/<id>/events (Last-Event-ID or ?last_seq=), on any process.
 
 
 @require_POST
@@ -196,7 +201,8 @@ async def turns_create(request: HttpRequest) -> HttpResponseBase:
     except ValueError:  # malformed JSON
         return _error(FailureCode.INVALID_REQUEST, "The body is not valid JSON")
     turn = opened.turn
-    response = _stream(turn_events(turn_id=turn.pk, filters=opened.filters))
+    turn_launch(turn_id=turn.pk, filters=opened.filters)
+    response = _stream(turn_follow(turn_id=turn.pk, user_id=user.pk))
     response["X-Turn-Id"] = str(turn.pk)
     response["X-Conversation-Id"] = str(turn.conversation_id)
     return response
@@ -235,8 +241,12 @@ def _stream(events: AsyncIterator[Any]) -> StreamingHttpResponse:
 
 
 async def _sse(events: AsyncIterator[Any]) -> AsyncIterator[str]:
-    async for envelope in events:
-        yield sse_format(envelope)
+    # The stream may last minutes and needs no connection of the request's own: give it back
+    # now (with DATABASE_CONN_MAX_AGE 0) rather than when the stream ends.
+    await sync_to_async(close_old_connections)()
+    async for envelope in with_keepalive(events, every_s=settings.RAG_KEEPALIVE_S):
+        # A comment line while idle: clients ignore it, proxies see a live stream.
+        yield SSE_PING if envelope is None else sse_format(envelope)
 
 
 def sse_format(envelope: dict[str, Any]) -> str:

@@ -12,6 +12,7 @@ from django.db import connections
 from django.test import Client
 
 from apps.answers.providers.registry import providers_override
+from apps.answers.turn.entry import turns_launched_wait
 from tests.answers.fakes import ScriptedComposer, handbook_load, providers_fake
 from tests.conftest import CountingEmbedder
 
@@ -19,8 +20,10 @@ from tests.conftest import CountingEmbedder
 @pytest.fixture
 async def close_db_connections() -> AsyncIterator[None]:
     """The answer's database work runs in asgiref's shared worker thread; close that thread's
-    connection afterwards, or the test database cannot be dropped at the end of the run."""
+    connection afterwards, or the test database cannot be dropped at the end of the run.
+    Answers run detached from their clients: let those a test started end first."""
     yield
+    await turns_launched_wait(timeout_s=10)
     await sync_to_async(connections.close_all)()
 
 

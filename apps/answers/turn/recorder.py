@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from asgiref.sync import sync_to_async
+from django.db import IntegrityError
 
 from apps.answers.events import TERMINAL_EVENTS, Envelope, EventType, FailureCode
 from apps.answers.outcomes import TurnFailed, TurnOutcome, TurnUsage
@@ -60,9 +61,17 @@ class TurnRecorder:
                 self.usage.prompt_tokens, self.usage.completion_tokens, self.usage.source
             )
             await sync_to_async(turn_usage_record)(turn_id=self.turn_id, usage=usage)
-        self.terminal = await sync_to_async(turn_end)(
-            turn_id=self.turn_id, seq=self.seq, outcome=outcome
-        )
+        try:
+            self.terminal = await sync_to_async(turn_end)(
+                turn_id=self.turn_id, seq=self.seq, outcome=outcome
+            )
+        except IntegrityError:
+            # Ended meanwhile by someone else (interrupted after its lease lapsed): the
+            # database refused a second end, and the stored one stands.
+            stored = await TurnRecorder.resume(self.turn_id)
+            if stored.terminal is None:
+                raise
+            self.terminal = stored.terminal
         return self.terminal
 
     async def fail(self, code: FailureCode, message: str) -> Envelope:
