@@ -24,7 +24,6 @@ serve: install
 ## Command 2: the whole test suite
 test: install
 	bash scripts/system-deps.sh
-	bash scripts/redis-up.sh
 	$(MAKE) lint typecheck migrations-check unit e2e
 
 lint:
@@ -38,14 +37,14 @@ migrations-check:
 	$(BIN)/python manage.py makemigrations --check --dry-run
 
 unit:
-	REDIS_TEST_URL=redis://127.0.0.1:6379/15 $(BIN)/pytest -m "not e2e" -q
+	$(BIN)/pytest -m "not e2e" -q
 
 # Browser tests run in their own pytest process: pytest-asyncio's shared loop breaks them otherwise.
 e2e:
 	DJANGO_ALLOW_ASYNC_UNSAFE=true $(BIN)/pytest -m e2e -q tests/e2e -p no:asyncio
 
 worker: install
-	$(BIN)/python manage.py db_worker
+	$(BIN)/python manage.py worker
 
 clean-data:
 	rm -rf .data

@@ -186,11 +186,11 @@ def maxrss_mib() -> float:
 
 
 def db_workers_running() -> int:
-    """Processes whose command line mentions db_worker (they compete for the same cores)."""
+    """Task worker processes (`manage.py worker` or db_worker): they compete for the cores."""
     count = 0
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
-            if b"db_worker" in cmdline.read_bytes().split(b"\0"):
+            if {b"db_worker", b"worker"} & set(cmdline.read_bytes().split(b"\0")):
                 count += 1
         except OSError:
             continue

@@ -302,7 +302,7 @@ def load_line() -> str:
     workers = 0
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
-            workers += b"db_worker" in cmdline.read_bytes().split(b"\0")
+            workers += bool({b"db_worker", b"worker"} & set(cmdline.read_bytes().split(b"\0")))
         except OSError:
             continue
     return f"load average {os.getloadavg()[0]:.2f}, db_worker processes running: {workers}"

@@ -6,3 +6,15 @@ class RagplatformConfig(AppConfig):
 
     name = "ragplatform"
     label = "ragplatform"
+
+    def ready(self) -> None:
+        from django.conf import settings
+
+        from ragplatform.periodic import periodic_register
+        from ragplatform.workers import workers_prune
+
+        periodic_register(
+            name="ragplatform.workers_prune",
+            every_s=lambda: settings.RAG_WORKER_STALE_S,
+            run=workers_prune,
+        )

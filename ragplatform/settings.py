@@ -75,6 +75,8 @@ MIDDLEWARE = [
     "ragplatform.request_limits.RequestSizeMiddleware",
     "ragplatform.security.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The interface language: the set_language choice, else the browser's Accept-Language.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -147,16 +149,24 @@ DATABASES = {
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-_redis_url = env_str("REDIS_URL")
-CHANNEL_LAYERS = {
-    "default": (
-        {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [_redis_url]}}
-        if _redis_url
-        else {"BACKEND": "channels.layers.InMemoryChannelLayer"}
-    )
-}
+# No CHANNEL_LAYERS: followers of a turn hear of its events through PostgreSQL LISTEN/NOTIFY
+# (apps/answers/turn/live.py), so every process that shares the database can follow any turn.
 
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
+# `manage.py worker`: its heartbeat row is renewed this often; the admin warns that no worker
+# is running when documents wait and no heartbeat is newer than RAG_WORKER_STALE_S.
+RAG_WORKER_HEARTBEAT_S = env_float("RAG_WORKER_HEARTBEAT_S", 5.0, low=0.5, high=300.0)
+RAG_WORKER_STALE_S = env_float("RAG_WORKER_STALE_S", 60.0, low=1.0, high=86_400.0)
+# A document being processed holds a lease renewed every third of RAG_DOCUMENT_LEASE_S; the
+# sweep (every RAG_DOCUMENT_SWEEP_S) requeues one whose lease expired, up to
+# RAG_DOCUMENT_MAX_ATTEMPTS processing attempts, then marks it failed.
+RAG_DOCUMENT_LEASE_S = env_float("RAG_DOCUMENT_LEASE_S", 120.0, low=3.0, high=86_400.0)
+RAG_DOCUMENT_SWEEP_S = env_float("RAG_DOCUMENT_SWEEP_S", 30.0, low=1.0, high=3600.0)
+RAG_DOCUMENT_MAX_ATTEMPTS = env_int("RAG_DOCUMENT_MAX_ATTEMPTS", 3, minimum=1)
+# Files chosen on an admin upload form that had an error are kept this long for the next try.
+RAG_KEPT_UPLOADS_HOURS = env_float("RAG_KEPT_UPLOADS_HOURS", 24.0, low=0.1, high=720.0)
+# How often the admin's document list asks for fresh status and progress.
+RAG_ADMIN_PROGRESS_POLL_S = env_float("RAG_ADMIN_PROGRESS_POLL_S", 2.0, low=0.5, high=300.0)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -164,15 +174,27 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("fa", "فارسی")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = env_path("RAG_STATIC_ROOT", DATA_DIR / "static")
+# Originals of uploaded documents: in the database by default, so a task worker on any machine
+# that reaches it reads what the web process received; "filesystem" keeps them under
+# RAG_MEDIA_ROOT (then every web process and worker must share that folder).
+RAG_ORIGINALS_STORAGE = env_choice("RAG_ORIGINALS_STORAGE", "database", ("database", "filesystem"))
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": {
+        "BACKEND": (
+            "ragplatform.storage.DatabaseStorage"
+            if RAG_ORIGINALS_STORAGE == "database"
+            else "django.core.files.storage.FileSystemStorage"
+        )
+    },
     "staticfiles": {
         "BACKEND": (
             # Hashed, compressed names that may be cached forever; needs `collectstatic`.
@@ -277,6 +299,7 @@ if RAG_EMBEDDING_DIMENSIONS != 384:
     # The vector column and its HNSW index are created at 384 dimensions by the migrations.
     raise ImproperlyConfigured("RAG_EMBEDDING_DIMENSIONS must be 384 (the vector column's size)")
 RAG_EMBEDDING_MODEL = env_str("RAG_EMBEDDING_MODEL", "text-embedding-3-small")
+RAG_EMBEDDING_MODEL_ID = env_str("RAG_EMBEDDING_MODEL_ID")
 RAG_EMBEDDING_BATCH = env_int("RAG_EMBEDDING_BATCH", 32, minimum=1)
 RAG_EMBEDDING_CACHE_DIR = env_path(
     "RAG_EMBEDDING_CACHE_DIR", Path.home() / ".cache" / "ragplatform" / "embeddings"
@@ -287,6 +310,11 @@ OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")
 OPENAI_API_KEY = env_secret("OPENAI_API_KEY") or ""
 RAG_CHAT_MODEL = env_str("RAG_CHAT_MODEL")
 RAG_CHAT_TIMEOUT_S = env_float("RAG_CHAT_TIMEOUT_S", 60.0, low=0.1, high=600.0)
+RAG_CHAT_FIRST_TOKEN_TIMEOUT_S = env_float(
+    "RAG_CHAT_FIRST_TOKEN_TIMEOUT_S", 15.0, low=0.1, high=600.0
+)
+RAG_EXPANSION_TIMEOUT_S = env_float("RAG_EXPANSION_TIMEOUT_S", 8.0, low=0.1, high=600.0)
+RAG_SMALL_TALK_TIMEOUT_S = env_float("RAG_SMALL_TALK_TIMEOUT_S", 10.0, low=0.1, high=600.0)
 
 RAG_CHUNK_MAX_WORDS = env_int("RAG_CHUNK_MAX_WORDS", 140, minimum=20)
 RAG_CHUNK_OVERLAP_WORDS = env_int("RAG_CHUNK_OVERLAP_WORDS", 25, minimum=0)
@@ -301,7 +329,20 @@ if RAG_ROUTER_CLARIFY_THRESHOLD > RAG_ROUTER_BUMP_THRESHOLD:
 RAG_DEMO_DOCS_DIR = env_path("RAG_DEMO_DOCS_DIR", BASE_DIR / "docs" / "guide")
 RAG_MAX_QUESTION_CHARS = env_int("RAG_MAX_QUESTION_CHARS", 4000, minimum=10)
 RAG_ASKS_PER_MINUTE = env_int("RAG_ASKS_PER_MINUTE", 20, minimum=1)
+# A streaming turn's lease: renewed by its process every third of it; once it lapses the turn
+# is failed as interrupted (by the sweeper, or by a follower that notices first).
+RAG_TURN_LEASE_S = env_float("RAG_TURN_LEASE_S", 10.0, low=1.0, high=600.0)
+# A turn nobody has followed for this long is cancelled (a dropped client alone cancels nothing).
+RAG_TURN_ABANDON_S = env_float("RAG_TURN_ABANDON_S", 300.0, low=5.0, high=86400.0)
+# A follower that has heard nothing for this long checks the turn's lease itself.
+RAG_TURN_FOLLOW_CHECK_S = env_float("RAG_TURN_FOLLOW_CHECK_S", 5.0, low=0.05, high=300.0)
+# Idle WebSocket and SSE streams send a ping this often, so proxies keep them open.
+RAG_KEEPALIVE_S = env_float("RAG_KEEPALIVE_S", 15.0, low=0.05, high=3600.0)
 RAG_MAX_COLLECTIONS_PER_QUESTION = env_int("RAG_MAX_COLLECTIONS_PER_QUESTION", 20, minimum=1)
+# 0 keeps deleted conversations for the audit forever.
+RAG_DELETED_CONVERSATION_RETENTION_DAYS = env_int(
+    "RAG_DELETED_CONVERSATION_RETENTION_DAYS", 365, minimum=0
+)
 RAG_CLARIFY_TOPICS_WAIT_S = env_float("RAG_CLARIFY_TOPICS_WAIT_S", 2.0, low=0.0, high=30.0)
 RAG_CONTEXT_BUDGET_TOKENS = env_int("RAG_CONTEXT_BUDGET_TOKENS", 1800, minimum=100)
 RAG_ROUTER = env_choice("RAG_ROUTER", "trained", ("trained", "llm"))
@@ -311,6 +352,7 @@ RAG_COMPOSER = env_choice("RAG_COMPOSER", "auto", ("auto", "extractive", "openai
 RAG_RERANK = env_choice("RAG_RERANK", "none", ("none", "remote"))
 RAG_RERANK_BASE_URL = env_str("RAG_RERANK_BASE_URL")
 RAG_RERANK_MODEL = env_str("RAG_RERANK_MODEL", "rerank")
+RAG_RERANK_TIMEOUT_S = env_float("RAG_RERANK_TIMEOUT_S", 5.0, low=0.1, high=120.0)
 # HNSW candidate list per query: 100 keeps recall@10 >= 0.99 at 100k chunks; raise it to
 # ~200 from several hundred thousand chunks up (benchmarks/vector_scale.py, docs/benchmarks.md).
 RAG_HNSW_EF_SEARCH = env_int("RAG_HNSW_EF_SEARCH", 100, minimum=10)

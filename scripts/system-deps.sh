@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the test suite needs (Redis, Chromium) when they are missing.
+# Installs the Debian packages the test suite needs (Chromium) when they are missing.
 set -euo pipefail
 missing=()
-command -v redis-server >/dev/null || missing+=(redis-server)
 command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
 if [ ${#missing[@]} -gt 0 ]; then

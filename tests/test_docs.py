@@ -88,7 +88,7 @@ def _settings_variables() -> set[str]:
 
 
 def test_settings_are_read_from_variables() -> None:
-    assert {"DATABASE_URL", "REDIS_URL", "RAG_EMBEDDER", "DJANGO_SECRET_KEY"} <= (
+    assert {"DATABASE_URL", "RAG_TURN_LEASE_S", "RAG_EMBEDDER", "DJANGO_SECRET_KEY"} <= (
         _settings_variables()
     )
 

@@ -1,8 +1,12 @@
-"""Analytics in the Django admin: the category list, conversation categories, a dashboard.
+"""Analytics in the Django admin: the category list, conversation and turn categories, the
+dashboard.
 
-Categories are edited here; conversation categories are written by the post-turn step, so
-they are read-only. The router's labelled set and evaluations are in `apps.answers.admin_router`.
-The dashboard reads the daily counts through `apps.analytics.selectors` (four small queries).
+Categories are edited here; conversation and turn categories are written by the post-turn step,
+so they are read-only. The router's labelled set and evaluations are in
+`apps.answers.admin_router`. The dashboard view gates (the analysts' permission; questions and
+links only for readers of turns) and calls `dashboard.board_get` (the daily counts, a fixed
+number of queries whatever the period) and `question_lists`; `admin_dashboard` builds what the
+template shows.
 """
 
 from __future__ import annotations
@@ -15,18 +19,23 @@ from django.db.models import Count, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
+from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from django.utils.text import Truncator
 
-from apps.analytics.models import Category, ConversationCategory
-from apps.analytics.selectors import DayStats, dashboard_get
-from apps.answers.admin_base import BAND_COLOURS
-from apps.answers.composing.confidence import ConfidenceBand
+from apps.analytics.admin_dashboard import PeriodForm, TurnLinks, dashboard_context
+from apps.analytics.dashboard import board_get
+from apps.analytics.dashboard_csv import board_csv
+from apps.analytics.models import Category, ConversationCategory, TurnCategory
+from apps.analytics.question_lists import questions_least_confident, questions_refused
+from apps.analytics.selectors import router_evaluation_latest
+from apps.answers.turn_cuts import local_day
 from ragplatform.admin_base import EstimatedCountPaginator, ReadOnlyAdmin
 
-DASHBOARD_DAYS = 30
 DASHBOARD_PERMISSION = "analytics.view_dailyturncount"
+TURNS_PERMISSION = "answers.view_turn"
+DASHBOARD_TEMPLATE = "admin/analytics/dashboard.html"
 
 # --- Categories and the dashboard ------------------------------------------------------------
 
@@ -39,19 +48,6 @@ if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
 
     AnnotatedCategory = WithAnnotations[Category, _CategoryCounts]
-
-
-def _band_rows(total: DayStats) -> list[tuple[str, int, float, str]]:
-    """(band, turns, share of all turns, colour) for each band, best first."""
-    counts = {band: total.band_count(band) for band in ConfidenceBand}
-    return [
-        (band.value, count, _share(count, total.turns), BAND_COLOURS[band])
-        for band, count in counts.items()
-    ]
-
-
-def _share(part: float, whole: float) -> float:
-    return round(part / whole * 100, 1) if whole else 0.0
 
 
 @admin.register(Category)
@@ -92,28 +88,24 @@ class CategoryAdmin(admin.ModelAdmin[Category]):
         # The analysts' permission: the aggregates, not the categories list or any question.
         if not request.user.has_perm(DASHBOARD_PERMISSION):
             raise PermissionDenied
-        board = dashboard_get(days=DASHBOARD_DAYS)
-        total = board.total
-        busiest_category = max((c.conversations for c in board.categories), default=0)
-        busiest_day = max((d.turns for d in board.days), default=0)
-        context = {
-            **self.admin_site.each_context(request),
-            "title": "Dashboard",
-            "subtitle": f"The last {DASHBOARD_DAYS} days, since {board.since:%Y-%m-%d}",
-            "opts": self.opts,
-            "board": board,
-            "total": total,
-            "category_bars": [
-                (c, _share(c.conversations, busiest_category)) for c in board.categories
-            ],
-            "day_bars": [
-                (d, _share(d.turns - d.refused, busiest_day), _share(d.refused, busiest_day))
-                for d in reversed(board.days)
-            ],
-            "bands": _band_rows(total),
-            "unrated": total.unrated,
-        }
-        return TemplateResponse(request, "admin/analytics/dashboard.html", context)
+        form = PeriodForm(request.GET)
+        context = {**self.admin_site.each_context(request), "opts": self.opts, "form": form}
+        if not form.is_valid():
+            context |= {"title": "Dashboard", "presets": []}
+            return TemplateResponse(request, DASHBOARD_TEMPLATE, context, status=400)
+        period = form.period(today=local_day(timezone.now()))
+        board = board_get(period=period)
+        # Auditors may open the turns behind a figure and read questions; analysts may not.
+        may_see_turns = request.user.has_perm(TURNS_PERMISSION)
+        refused = questions_refused(period=period) if may_see_turns else []
+        least = questions_least_confident(period=period) if may_see_turns else []
+        if request.GET.get("format") == "csv":
+            return board_csv(board, refused, least)
+        base = reverse(f"{self.admin_site.name}:answers_turn_changelist") if may_see_turns else ""
+        context |= dashboard_context(board, TurnLinks(base, period), request.GET, refused)
+        context |= {"least_confident": least, "may_see_turns": may_see_turns}
+        context["evaluation"] = router_evaluation_latest()
+        return TemplateResponse(request, DASHBOARD_TEMPLATE, context)
 
 
 # --- Read-only records -----------------------------------------------------------------------
@@ -124,5 +116,14 @@ class ConversationCategoryAdmin(ReadOnlyAdmin):
     list_display = ["conversation", "category", "score", "assigned_by", "assigned_at"]
     list_filter = ["category"]
     list_select_related = ["conversation", "category"]
+    show_full_result_count = False
+    paginator = EstimatedCountPaginator
+
+
+@admin.register(TurnCategory)
+class TurnCategoryAdmin(ReadOnlyAdmin):
+    list_display = ["turn", "category", "score", "assigned_by", "decided_at"]
+    list_filter = ["category"]
+    list_select_related = ["turn", "category"]
     show_full_result_count = False
     paginator = EstimatedCountPaginator

@@ -1,4 +1,5 @@
-"""Analytics: the closed category list, conversation categories and daily turn counts."""
+"""Analytics: the closed category list, the categories of conversations and turns, and the
+pre-aggregated daily counts the dashboard reads."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from django.db import models
 from django.db.models import F, Q
 
 from apps.answers.composing.confidence import ConfidenceBand
-from apps.answers.models import Conversation
+from apps.answers.models import Conversation, Turn
+from apps.corpus.models import Document
 
 
 class Category(models.Model):
@@ -54,16 +56,28 @@ class ConversationCategory(models.Model):
         return f"{self.category_id} for {self.conversation_id}"
 
 
-class DailyTurnCount(models.Model):
-    """Turn counts for one local day and one composer, kept by `daily_counts_refresh`.
+# The dimension value a count row carries when it is not cut by that dimension: rows with
+# collection 0 count every turn once, whatever it could read (so they add up without double
+# counting); rows with collection N count the turns that could read collection N.
+ANY = 0
 
-    The dashboard reads these instead of scanning the turn log. A day's figures are the sum of
-    its rows; a day and composer without turns has no row at all, so a refresh that finds
-    nothing deletes instead of writing zeros.
+
+class DailyTurnCount(models.Model):
+    """Turn counts for one local day, cut by composer, intent, collection and user group.
+
+    Kept by `daily_counts_refresh`; the dashboard reads these instead of scanning the turn log.
+    A turn is counted in the `collection=ANY` row and in one row per collection it could read
+    (every collection when it could read all of them), and likewise in the `group=ANY` row and
+    one row per group of its asker, so a filter picks rows and never adds across a dimension.
+    A cut without turns has no row at all: a refresh that finds nothing writes nothing.
     """
 
     day = models.DateField()  # in settings.TIME_ZONE: days must not move with a request's zone
     composer = models.CharField(max_length=120, blank=True)  # as on Turn; "" composed nothing
+    intent = models.CharField(max_length=32, blank=True)  # as on Turn; "" not classified
+    # Ids, not relations: the counts outlive a deleted collection or group (ANY: not cut).
+    collection = models.PositiveIntegerField(default=ANY)
+    group = models.PositiveIntegerField(default=ANY)
     turns = models.PositiveIntegerField()
     refused = models.PositiveIntegerField()
     rated = models.PositiveIntegerField()  # turns with a confidence value
@@ -73,17 +87,26 @@ class DailyTurnCount(models.Model):
     yellow = models.PositiveIntegerField()
     red = models.PositiveIntegerField()
     fallbacks = models.PositiveIntegerField()
+    feedback_up = models.PositiveIntegerField(default=0)
+    feedback_down = models.PositiveIntegerField(default=0)
 
     class Meta:
-        ordering = ["day", "composer"]
+        ordering = ["day", "composer", "intent"]
         constraints = [
-            models.UniqueConstraint(fields=["day", "composer"], name="analytics_daily_count_once"),
+            models.UniqueConstraint(
+                fields=["collection", "group", "day", "composer", "intent"],
+                name="analytics_daily_count_once",
+            ),
             models.CheckConstraint(
                 condition=Q(turns__gte=1), name="analytics_daily_count_has_turns"
             ),
             models.CheckConstraint(
                 condition=Q(
-                    refused__lte=F("turns"), rated__lte=F("turns"), fallbacks__lte=F("turns")
+                    refused__lte=F("turns"),
+                    rated__lte=F("turns"),
+                    fallbacks__lte=F("turns"),
+                    feedback_up__lte=F("turns"),
+                    feedback_down__lte=F("turns"),
                 ),
                 name="analytics_daily_count_parts_within_turns",
             ),
@@ -98,4 +121,119 @@ class DailyTurnCount(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.day} {self.composer or '(none)'}: {self.turns} turns"
+        return f"{self.day} {self.composer or '(none)'} {self.intent or '-'}: {self.turns} turns"
+
+
+class DailyLatencyCount(models.Model):
+    """How many of a day's turns took up to each latency bucket's bound (see `latency.py`).
+
+    A histogram, so percentiles of any range are read from summed buckets instead of from
+    every turn; cut by collection and group as `DailyTurnCount` is.
+    """
+
+    day = models.DateField()
+    collection = models.PositiveIntegerField(default=ANY)
+    group = models.PositiveIntegerField(default=ANY)
+    bucket = models.PositiveSmallIntegerField()  # index into latency.BUCKET_BOUNDS_MS
+    turns = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["collection", "group", "day", "bucket"],
+                name="analytics_daily_latency_once",
+            ),
+            models.CheckConstraint(
+                condition=Q(turns__gte=1), name="analytics_daily_latency_has_turns"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.day} bucket {self.bucket}: {self.turns} turns"
+
+
+class DailyCategoryCount(models.Model):
+    """Turns per category a day, from the categories decided at each turn (`TurnCategory`)."""
+
+    day = models.DateField()
+    category = models.ForeignKey(Category, on_delete=models.CASCADE, related_name="+")
+    collection = models.PositiveIntegerField(default=ANY)
+    group = models.PositiveIntegerField(default=ANY)
+    turns = models.PositiveIntegerField()
+    refused = models.PositiveIntegerField()
+    feedback_up = models.PositiveIntegerField()
+    feedback_down = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["collection", "group", "day", "category"],
+                name="analytics_daily_category_once",
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    turns__gte=1,
+                    refused__lte=F("turns"),
+                    feedback_up__lte=F("turns"),
+                    feedback_down__lte=F("turns"),
+                ),
+                name="analytics_daily_category_parts_within_turns",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.day} {self.category_id}: {self.turns} turns"
+
+
+class DailyDocumentCount(models.Model):
+    """Turns a day whose answer cited a document (each turn once per document it cited), cut
+    by the collections the turn could read and its asker's groups as `DailyTurnCount` is."""
+
+    day = models.DateField()
+    document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    collection = models.PositiveIntegerField(default=ANY)
+    group = models.PositiveIntegerField(default=ANY)
+    turns = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["collection", "group", "day", "document"],
+                name="analytics_daily_document_once",
+            ),
+            models.CheckConstraint(
+                condition=Q(turns__gte=1), name="analytics_daily_document_has_turns"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.day} document {self.document_id}: {self.turns} turns"
+
+
+class TurnCategory(models.Model):
+    """The categories the post-turn step decided at one turn, kept as they were then.
+
+    `ConversationCategory` is the conversation's current set, replaced every turn; these rows
+    are its history, so a turn's audit and the dashboard count what applied at that turn.
+    """
+
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="category_decisions")
+    category = models.ForeignKey(Category, on_delete=models.CASCADE, related_name="turns")
+    score = models.FloatField()
+    assigned_by = models.CharField(max_length=120)
+    decided_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["turn_id", "-score"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["turn", "category"], name="analytics_turn_category_once"
+            ),
+            models.CheckConstraint(
+                condition=Q(score__gte=0, score__lte=1), name="analytics_turn_category_score_unit"
+            ),
+        ]
+        verbose_name_plural = "turn categories"
+
+    def __str__(self) -> str:
+        return f"{self.category_id} at turn {self.turn_id}"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -18,10 +18,10 @@ from django.conf import settings
 
 from apps.answers.models import Turn
 from apps.answers.providers.chat import ChatError, ChatMessage, ChatModel, reply_json_object
-from apps.answers.routing.types import HistoryMessage, Intent
+from apps.answers.routing.types import HistoryMessage, Intent, TurnAction
 from apps.answers.selectors import conversation_history
 from apps.corpus.embedders import Embedder
-from apps.corpus.text import is_greeting, words
+from apps.corpus.text import detect_language, is_greeting, words
 
 logger = logging.getLogger(__name__)
 MAX_CATEGORIES = 5
@@ -63,6 +63,22 @@ def title_from_question(question: str) -> str | None:
     return title[:1].upper() + title[1:]
 
 
+def is_small_talk(turn: Turn) -> bool:
+    """Greetings, thanks and questions about the assistant: no topic to title or categorise.
+    The step leaves the conversation's title and categories as they are for such a turn."""
+    if turn.action == TurnAction.CHAT or turn.intent == Intent.CONVERSATIONAL:
+        return True
+    return is_greeting(turn.question) and len(words(turn.question)) <= 4
+
+
+def title_in_language(title: str | None, *, question: str) -> str | None:
+    """The model's title, unless it is in another language than the question (small models
+    title Persian conversations in English): then the question's own key phrase."""
+    if title and detect_language(question) == "fa" and detect_language(title) != "fa":
+        return title_from_question(question)
+    return title
+
+
 def categories_by_similarity(
     *,
     text: str,
@@ -102,8 +118,8 @@ def post_turn_prompt(
     names = "\n".join(f"- {o.name}: {o.description}" for o in options)
     system = (
         "You label conversations for analytics. Reply with JSON only. title: a short title "
-        "(max 8 words) for the whole conversation in its language, or null for greetings and "
-        "small talk. categories: up to 5 names from the list that apply to the whole "
+        "(max 8 words) for the whole conversation, in the language of the latest question "
+        "(Persian for a Persian question), or null for greetings and small talk. categories: up to 5 names from the list that apply to the whole "
         "conversation. attributed: the source aliases the answer relied on (only when it cites none)."
     )
     user = (
@@ -162,14 +178,27 @@ def decide_online(
 ) -> PostTurnDecision:
     history = conversation_history(conversation_id=turn.conversation_id, before_index=turn.index)
     messages = post_turn_prompt(turn=turn, history=history, options=options, aliases=aliases)
-    raw = async_to_sync(chat.complete_json)(
+    raw = async_to_sync(_complete_json_closing)(
+        chat,
         messages=messages,
         schema=post_turn_schema(options, aliases),
         schema_name="post_turn",
         temperature=0.0,
         max_tokens=200,
     )
-    return decision_from_model(raw, options=options, aliases=aliases, model=chat.name)
+    decision = decision_from_model(raw, options=options, aliases=aliases, model=chat.name)
+    return replace(decision, title=title_in_language(decision.title, question=turn.question))
+
+
+async def _complete_json_closing(chat: ChatModel, **request: Any) -> str:
+    # `async_to_sync` runs this on a loop of its own that ends with the call: the connection
+    # the call opened is closed on that loop, not left to be closed on a later, foreign one.
+    try:
+        return await chat.complete_json(**request)
+    finally:
+        close = getattr(chat, "aclose", None)
+        if close is not None:
+            await close()
 
 
 def decide_offline(

@@ -1,4 +1,4 @@
-"""Writes for analytics: applying the post-turn decision, and keeping the daily turn counts."""
+"""Writes for analytics: applying the post-turn decision, and keeping the daily counts."""
 
 from __future__ import annotations
 
@@ -7,15 +7,23 @@ import logging
 from dataclasses import dataclass
 
 from django.db import connection, transaction
-from django.db.models import Count, Q, Sum
 
-from apps.analytics.models import Category, ConversationCategory, DailyTurnCount
-from apps.analytics.post_turn import CategoryOption, PostTurnDecision, decide
-from apps.analytics.selectors import DAY_FIGURES, local_day, local_day_start
-from apps.answers.composing.confidence import ConfidenceBand
+from apps.analytics.counts import day_rows
+from apps.analytics.models import (
+    ANY,
+    Category,
+    ConversationCategory,
+    DailyCategoryCount,
+    DailyDocumentCount,
+    DailyLatencyCount,
+    DailyTurnCount,
+    TurnCategory,
+)
+from apps.analytics.post_turn import CategoryOption, PostTurnDecision, decide, is_small_talk
 from apps.answers.models import Citation, CitationKind, Turn, TurnStatus
 from apps.answers.providers.chat import ChatModel
 from apps.answers.services import CitationRecord, citations_store, conversation_title_set
+from apps.answers.turn_cuts import local_day
 from apps.corpus.embedders import Embedder
 from apps.corpus.search import chunks_hydrate
 
@@ -27,13 +35,14 @@ def post_turn_run(
 ) -> PostTurnDecision | None:
     """Title, categories and attribution for a finished turn; None if there is nothing to do."""
     turn = Turn.objects.select_related("conversation").get(pk=turn_id)
-    if turn.status != TurnStatus.FINISHED:
+    if turn.status != TurnStatus.FINISHED or is_small_talk(turn):
         return None
     options = [
         CategoryOption(c.pk, c.name, c.description) for c in Category.objects.filter(active=True)
     ]
     aliases = list((turn.context or {}).get("aliases", {}))
-    cited = turn.citations.filter(kind=CitationKind.CITED).exists()
+    # Sources found while answering (cited, or attributed by overlap) need no second guess.
+    cited = turn.citations.exists()
     decision = decide(
         turn=turn, options=options, aliases=aliases, cited=cited, embedder=embedder, chat=chat
     )
@@ -56,10 +65,28 @@ def post_turn_apply(*, turn: Turn, decision: PostTurnDecision) -> None:
             )
             for category_id, score in decision.categories[:5]
         )
+        _turn_categories_store(turn, decision)
         _attribution_store(turn, decision.attributed_aliases)
 
 
+def _turn_categories_store(turn: Turn, decision: PostTurnDecision) -> None:
+    # What applied at this turn, kept as it was: the history the conversation's set forgets.
+    # Running the step again for the same turn replaces its own rows, never another turn's.
+    TurnCategory.objects.filter(turn=turn).delete()
+    TurnCategory.objects.bulk_create(
+        TurnCategory(
+            turn=turn,
+            category_id=category_id,
+            score=min(1.0, max(0.0, score)),
+            assigned_by=decision.classifier[:120],
+        )
+        for category_id, score in decision.categories[:5]
+    )
+
+
 def _attribution_store(turn: Turn, aliases: tuple[str, ...]) -> None:
+    if not aliases:
+        return  # nothing to add; sources stored while answering stay
     mapping: dict[str, int] = (turn.context or {}).get("aliases", {})
     chunk_ids = [mapping[a] for a in aliases if a in mapping]
     rows = chunks_hydrate(chunk_ids)
@@ -84,36 +111,36 @@ def _attribution_store(turn: Turn, aliases: tuple[str, ...]) -> None:
     )
 
 
-# --- Daily turn counts -----------------------------------------------------------------------
+# --- Daily counts ----------------------------------------------------------------------------
 
-COUNT_FIELDS = [*DAY_FIGURES, "fallbacks"]
 # Any fixed int4 naming this lock; the day is the second key.
 _COUNTS_LOCK = 0x0DA1C0
+_DAY_TABLES = (DailyTurnCount, DailyLatencyCount, DailyCategoryCount, DailyDocumentCount)
 
 
 @dataclass(frozen=True)
 class DayCounted:
     day: dt.date
     turns: int
-    composers: int  # rows kept for the day
+    composers: int  # composers that answered that day
 
 
 def daily_counts_refresh(*, day: dt.date) -> DayCounted:
     """Recompute one local day's counts from the turn log; running it again changes nothing."""
     with transaction.atomic():
         _day_lock(day)
-        rows = _day_rows(day)
-        # Composers with no turns left that day (or every row, for an emptied day) go.
-        DailyTurnCount.objects.filter(day=day).exclude(
-            composer__in=[r.composer for r in rows]
-        ).delete()
-        DailyTurnCount.objects.bulk_create(
-            rows,
-            update_conflicts=True,
-            unique_fields=["day", "composer"],
-            update_fields=COUNT_FIELDS,
-        )
-    return DayCounted(day=day, turns=sum(r.turns for r in rows), composers=len(rows))
+        rows = day_rows(day)
+        # Readers see the old rows or the new ones, never a mix (one transaction).
+        for model in _DAY_TABLES:
+            model.objects.filter(day=day).delete()
+        DailyTurnCount.objects.bulk_create(rows.turns, batch_size=1000)
+        DailyLatencyCount.objects.bulk_create(rows.latency, batch_size=1000)
+        DailyCategoryCount.objects.bulk_create(rows.categories, batch_size=1000)
+        DailyDocumentCount.objects.bulk_create(rows.documents, batch_size=1000)
+    uncut = [r for r in rows.turns if r.collection == ANY and r.group == ANY]
+    return DayCounted(
+        day=day, turns=sum(r.turns for r in uncut), composers=len({r.composer for r in uncut})
+    )
 
 
 def daily_counts_refresh_range(*, first: dt.date, last: dt.date) -> list[DayCounted]:
@@ -135,21 +162,3 @@ def _day_lock(day: dt.date) -> None:
     # first writes last, leaving a stale count; serialise them until commit.
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [_COUNTS_LOCK, day.toordinal()])
-
-
-def _day_rows(day: dt.date) -> list[DailyTurnCount]:
-    start, end = local_day_start(day), local_day_start(day + dt.timedelta(days=1))
-    grouped = (
-        Turn.objects.filter(created_at__gte=start, created_at__lt=end)
-        .order_by()
-        .values("composer")
-        .annotate(
-            turns=Count("pk"),
-            refused=Count("pk", filter=Q(refused=True)),
-            rated=Count("confidence"),
-            confidence_sum=Sum("confidence", default=0.0),
-            **{band.value: Count("pk", filter=Q(confidence_band=band)) for band in ConfidenceBand},
-            fallbacks=Count("pk", filter=~Q(fallback_reason="")),
-        )
-    )
-    return [DailyTurnCount(day=day, **row) for row in grouped]

@@ -38,63 +38,25 @@ from django.utils.text import Truncator
 from apps.answers import admin_router  # noqa: F401 - registers the router's labelled set and runs
 from apps.answers.admin_audit import TurnAuditPage, turn_for_audit
 from apps.answers.admin_base import band_badge, format_score
-from apps.answers.audit import turns_csv
-from apps.answers.composing.confidence import ConfidenceBand
+from apps.answers.admin_filters import (
+    ActionFilter,
+    BandFilter,
+    CategoryFilter,
+    CitedDocumentFilter,
+    CollectionFilter,
+    ComposerFilter,
+    DayFromFilter,
+    DayToFilter,
+    FeedbackFilter,
+    GroupFilter,
+    IntentFilter,
+    LatencyFilter,
+    QuestionFilter,
+    TierFilter,
+)
+from apps.answers.audit import slowest_stage, stages_ms, total_ms, turns_csv
 from apps.answers.models import Citation, Conversation, Turn
-from apps.answers.routing.types import Intent, Tier, TurnAction
 from ragplatform.admin_base import EstimatedCountPaginator, ReadOnlyAdmin, related_count
-
-# --- Turn list filters: known values, no DISTINCT over the whole log -------------------------
-
-RECENT_TURNS = 2000
-
-
-class KnownValuesFilter(admin.SimpleListFilter):
-    known: tuple[str, ...] = ()
-    recent = False  # also offer values seen in the latest RECENT_TURNS turns (one bounded query)
-
-    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        values = set(self.known)
-        if self.recent:
-            latest = Turn.objects.order_by("-created_at").values("pk")[:RECENT_TURNS]
-            seen = Turn.objects.filter(pk__in=latest).order_by().values_list(self.field)
-            values.update(value for (value,) in seen.distinct())
-        return [(value, value) for value in sorted(values) if value]
-
-    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
-        value = self.value()
-        return queryset if value is None else queryset.filter(**{self.field: value})
-
-    @property
-    def field(self) -> str:
-        return self.parameter_name or ""
-
-
-class IntentFilter(KnownValuesFilter):
-    title = parameter_name = "intent"
-    known = tuple(Intent)
-
-
-class TierFilter(KnownValuesFilter):
-    title = parameter_name = "tier"
-    known = tuple(Tier)
-
-
-class ActionFilter(KnownValuesFilter):
-    title = parameter_name = "action"
-    known = tuple(TurnAction)
-
-
-class BandFilter(KnownValuesFilter):
-    title = "confidence band"
-    parameter_name = "confidence_band"
-    known = tuple(ConfidenceBand)
-
-
-class ComposerFilter(KnownValuesFilter):
-    title = parameter_name = "composer"
-    recent = True
-
 
 # --- Turns -----------------------------------------------------------------------------------
 
@@ -133,12 +95,18 @@ class TurnAdmin(ReadOnlyAdmin):
         "router_score",
         "confidence_badge",
         "status_label",
+        "latency",
+        "refusal",
+        "category_names",
+        "feedback_label",
         "composer",
         "conversation_link",
         "citations",
     ]
     list_display_links = ["asked", "short_question"]
     list_filter = [
+        DayFromFilter,
+        DayToFilter,
         "status",
         IntentFilter,
         TierFilter,
@@ -146,9 +114,16 @@ class TurnAdmin(ReadOnlyAdmin):
         BandFilter,
         ComposerFilter,
         "refused",
+        FeedbackFilter,
+        LatencyFilter,
+        CategoryFilter,
+        CollectionFilter,
+        GroupFilter,
+        CitedDocumentFilter,
+        QuestionFilter,
     ]
     search_fields = ["question", "answer"]
-    list_select_related = ["conversation"]
+    list_select_related = ["conversation", "feedback"]
     date_hierarchy = "created_at"
     ordering = ["-created_at"]
     show_full_result_count = False
@@ -160,7 +135,13 @@ class TurnAdmin(ReadOnlyAdmin):
             super()
             .get_queryset(request)
             .defer(*TURN_LONG_FIELDS)
-            .annotate(citation_count=related_count(Citation, "turn"))
+            .annotate(
+                citation_count=related_count(Citation, "turn"),
+                total_ms=total_ms(),
+                stage_ms=stages_ms(),
+            )
+            # Analytics' per-turn categories, through the relation (answers never imports it).
+            .prefetch_related("category_decisions__category")
         )
 
     def get_urls(self) -> list[URLPattern]:
@@ -190,6 +171,34 @@ class TurnAdmin(ReadOnlyAdmin):
     def status_label(self, turn: Turn) -> SafeString:
         label = turn.get_status_display() + (" (partial)" if turn.partial else "")
         return format_html('<span title="{}">{}</span>', turn.error_code, label)
+
+    @admin.display(description="latency", ordering="total_ms")
+    def latency(self, turn: Turn) -> SafeString:
+        total: float | None = getattr(turn, "total_ms", None)
+        if total is None:
+            return format_html('<span class="quiet">{}</span>', "–")
+        stage = slowest_stage(getattr(turn, "stage_ms", None) or {})
+        slowest = f"slowest: {stage[0]} {stage[1] / 1000:.2f} s" if stage else "no stages"
+        return format_html('<span title="{}">{} s</span>', slowest, f"{total / 1000:.2f}")
+
+    @admin.display(description="refusal")
+    def refusal(self, turn: Turn) -> str:
+        if not turn.refused:
+            return ""
+        return Truncator(turn.refusal_reason).chars(60) or "refused"
+
+    @admin.display(description="categories")
+    def category_names(self, turn: Turn) -> str:
+        decisions = sorted(turn.category_decisions.all(), key=lambda d: -d.score)
+        return ", ".join(d.category.name for d in decisions) or "–"
+
+    @admin.display(description="feedback")
+    def feedback_label(self, turn: Turn) -> str:
+        feedback = getattr(turn, "feedback", None)
+        if feedback is None:
+            return ""
+        reason = f" ({feedback.get_reason_display()})" if feedback.reason else ""
+        return f"{feedback.get_rating_display()}{reason}"
 
     @admin.display(description="conversation", ordering="conversation__title")
     def conversation_link(self, turn: Turn) -> SafeString:
@@ -261,6 +270,7 @@ CONVERSATION_DETAIL_FIELDS = (
     "user",
     "created_at",
     "updated_at",
+    "deleted_at",
     "category_names",
     "turns_table",
 )
@@ -268,11 +278,14 @@ CONVERSATION_DETAIL_FIELDS = (
 
 @admin.register(Conversation)
 class ConversationAdmin(ReadOnlyAdmin):
-    list_display = ["__str__", "user", "turn_count", "category_names", "updated_at"]
+    list_display = ["__str__", "user", "turn_count", "category_names", "updated_at", "deleted_at"]
     list_select_related = ["user"]
     # The relation's name, not an import: analytics imports answers, never the reverse
-    # (see docs/architecture.md).
-    list_filter = [("category_links__category", admin.RelatedFieldListFilter)]
+    # (see docs/architecture.md). Deleted: the owner removed it from their list.
+    list_filter = [
+        ("category_links__category", admin.RelatedFieldListFilter),
+        ("deleted_at", admin.EmptyFieldListFilter),
+    ]
     search_fields = ["title"]
     ordering = ["-updated_at"]
     show_full_result_count = False

@@ -14,21 +14,28 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.urls import reverse
+from django.utils.text import Truncator
 
 from apps.answers.admin_base import band_badge
 from apps.answers.audit import (
     answer_html,
     answer_pieces,
+    cited_sentences,
     leg_value,
+    rewritten_query,
     scaled_stages,
     short_json,
+    snippet_marked,
     stage_timings,
     timeline_bars,
 )
-from apps.answers.models import Citation, CitationKind, Conversation, Turn
+from apps.answers.citation_numbers import citation_numbers
+from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnFeedback
 from apps.corpus.models import Chunk, Collection
 
 MAX_EVENTS = 500
+CANDIDATES_SHOWN = 10  # the rest of the retrieved chunks sit behind "show all"
+HISTORY_TURNS = 20  # the category history shows this turn and the ones just before it
 
 
 @dataclass(frozen=True)
@@ -55,15 +62,27 @@ class TurnAuditPage:
         citations = _citations(turn)
         titles = {c.alias: f"{c.title} p. {c.page}" if c.page else c.title for c in citations}
         marks = [(c.position, c.alias) for c in citations if c.position is not None]
+        pieces = answer_pieces(turn.answer, marks)
+        sentences = cited_sentences(pieces)
+        numbers = citation_numbers(citations)
         trace, timings = turn.retrieval_trace or {}, turn.timings_ms or {}
         retrieval_timings = trace.get("timings_ms") or timings.get("retrieval") or {}
+        candidates = self._candidate_rows(turn, citations)
         return {
-            "answer_html": answer_html(answer_pieces(turn.answer, marks), titles),
-            "citation_rows": [self._citation_row(c) for c in citations],
-            "candidate_rows": self._candidate_rows(turn, citations),
+            "answer_html": answer_html(pieces, titles, numbers),
+            "citation_rows": [
+                self._citation_row(c, sentences.get(c.alias, ""), numbers.get(c.alias))
+                for c in citations
+            ],
+            "candidate_rows": candidates[:CANDIDATES_SHOWN],
+            "candidate_rest": candidates[CANDIDATES_SHOWN:],
+            "candidate_count": len(candidates),
+            "rewrite": rewritten_query(trace),
             "variants": [v for v in trace.get("variants") or [] if isinstance(v, Mapping)],
             "classification_json": json.dumps(turn.classification, indent=2, ensure_ascii=False),
             "categories": _categories(turn.conversation),
+            "category_history": category_history(turn),
+            "feedback": _feedback(turn),
             "readable_collections": _readable_names(turn),
             "conversation_url": self._url("answers_conversation_change", turn.conversation_id),
             "timeline": timeline_bars(timings),
@@ -86,10 +105,14 @@ class TurnAuditPage:
     def _url(self, name: str, *args: object) -> str:
         return reverse(f"{self.site_name}:{name}", args=args)
 
-    def _citation_row(self, citation: Citation) -> dict[str, Any]:
+    def _citation_row(
+        self, citation: Citation, sentence: str, number: int | None
+    ) -> dict[str, Any]:
         chunk, document_id = citation.chunk, citation.document_id
         return {
             "citation": citation,
+            "number": number,  # the number the asker saw on its chip (cited ones only)
+            "snippet": snippet_marked(Truncator(citation.snippet).chars(400), sentence),
             "document_url": self._url("corpus_document_change", document_id) if document_id else "",
             "file_url": reverse("document-source", args=[document_id]) if document_id else "",
             "chunk_url": self._url("corpus_chunk_change", chunk.pk) if chunk else "",
@@ -152,7 +175,13 @@ def turn_for_audit(object_id: str) -> Turn | None:
         pk = int(object_id)
     except ValueError:
         return None
-    return Turn.objects.select_related("conversation", "conversation__user").filter(pk=pk).first()
+    return (
+        Turn.objects.select_related(
+            "conversation", "conversation__user", "feedback", "feedback__user"
+        )
+        .filter(pk=pk)
+        .first()
+    )
 
 
 def _alias_order(alias: str) -> tuple[int, str]:
@@ -192,6 +221,33 @@ def _categories(conversation: Conversation) -> list[tuple[str, float]]:
     # so go through the relation.
     links = conversation.category_links.select_related("category").order_by("-score")
     return [(link.category.name, link.score) for link in links]
+
+
+def category_history(turn: Turn) -> list[tuple[int, int, list[tuple[str, float]]]]:
+    """(turn pk, index, [(category, score)]) for this turn and the earlier ones of its
+    conversation: what the post-turn step decided at each (analytics' rows, via the relation)."""
+    rows = (
+        Turn.objects.filter(
+            conversation_id=turn.conversation_id,
+            index__lte=turn.index,
+            index__gt=turn.index - HISTORY_TURNS,
+        )
+        .order_by("index", "-category_decisions__score")
+        .values_list(
+            "pk", "index", "category_decisions__category__name", "category_decisions__score"
+        )
+    )
+    history: dict[int, tuple[int, list[tuple[str, float]]]] = {}
+    for pk, index, name, score in rows:
+        decided = history.setdefault(pk, (index, []))[1]
+        if name is not None:
+            decided.append((name, score))
+    return [(pk, index, decided) for pk, (index, decided) in history.items()]
+
+
+def _feedback(turn: Turn) -> TurnFeedback | None:
+    feedback: TurnFeedback | None = getattr(turn, "feedback", None)  # joined by turn_for_audit
+    return feedback
 
 
 def _readable_names(turn: Turn) -> list[str] | None:

@@ -12,7 +12,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import QuerySet
+from django.contrib.postgres.aggregates import StringAgg
+from django.db.models import F, FloatField, Func, JSONField, OuterRef, QuerySet, Subquery, Value
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast
 from django.http import StreamingHttpResponse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
@@ -20,7 +23,7 @@ from django.utils.safestring import SafeString
 from django.utils.text import Truncator
 
 from apps.answers.models import Turn
-from apps.corpus.text import last_sentence_start
+from apps.corpus.text import last_sentence_start, sentence_spans, words
 
 # --- CSV export ------------------------------------------------------------------------------
 
@@ -37,12 +40,20 @@ CSV_COLUMNS: dict[str, str] = {
     "router_confidence": "router_confidence",
     "confidence": "confidence",
     "band": "confidence_band",
+    "refused": "refused",
     "refusal_reason": "refusal_reason",
     "composer": "composer",
     "citations": "citation_count",
     "status": "status",
     "error_code": "error_code",
+    "total_ms": "total_ms",
+    "slowest_stage": "timings_ms",  # the stage's name and time, worked out per row
+    "categories": "category_names",
+    "feedback": "feedback__rating",
+    "feedback_reason": "feedback__reason",
+    "feedback_comment": "feedback__comment",
 }
+_TIMINGS = list(CSV_COLUMNS).index("slowest_stage")
 # A spreadsheet runs a cell starting with these as a formula; questions are user input.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -50,6 +61,39 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 class _Echo:
     def write(self, value: str) -> str:
         return value
+
+
+def total_ms() -> Cast:
+    """The turn's total time in ms (None while streaming), for columns, filters and sorting."""
+    return Cast(KT("timings_ms__total_ms"), FloatField())
+
+
+def stages_ms() -> Func:
+    """The turn's timings without the speculation spans (the bulk of them), for a list row."""
+    return Func(
+        F("timings_ms"), Value("spans"), function="", arg_joiner=" - ", output_field=JSONField()
+    )
+
+
+def slowest_stage(timings: Mapping[str, Any]) -> tuple[str, float] | None:
+    """The stage that took longest (nested retrieval stages included), or None."""
+    stages = [
+        (stage, ms)
+        for stage, ms in stage_timings(timings, skip=("spans", "total_ms"))
+        if not stage.endswith("total_ms")
+    ]
+    return max(stages, key=lambda s: s[1]) if stages else None
+
+
+def _slowest_cell(timings: object) -> str:
+    stage = slowest_stage(timings) if isinstance(timings, Mapping) else None
+    return f"{stage[0]} {stage[1]:.1f} ms" if stage else ""
+
+
+def _csv_row(row: Sequence[object]) -> list[object]:
+    cells = list(row)
+    cells[_TIMINGS] = _slowest_cell(cells[_TIMINGS])
+    return [_csv_cell(v) for v in cells]
 
 
 def _csv_cell(value: object) -> object:
@@ -61,10 +105,23 @@ def _csv_cell(value: object) -> object:
 def turns_csv(queryset: QuerySet[Turn]) -> StreamingHttpResponse:
     """Stream rows as they are read (a server-side cursor), so an export never sits in memory."""
     writer = csv.writer(_Echo())
-    rows = queryset.values_list(*CSV_COLUMNS.values()).iterator(chunk_size=500)
+    # The categories decided at each turn (analytics' rows, reached through the relation).
+    names = StringAgg(
+        "category_decisions__category__name", delimiter="; ", order_by="-category_decisions__score"
+    )
+    category_names = (
+        Turn.objects.filter(pk=OuterRef("pk")).order_by().values("pk").annotate(n=names).values("n")
+    )
+    if "total_ms" not in queryset.query.annotations:
+        queryset = queryset.annotate(total_ms=total_ms())
+    rows = (
+        queryset.annotate(category_names=Subquery(category_names))
+        .values_list(*CSV_COLUMNS.values())
+        .iterator(chunk_size=500)
+    )
     lines = itertools.chain(
         [writer.writerow(CSV_COLUMNS)],
-        (writer.writerow([_csv_cell(v) for v in row]) for row in rows),
+        (writer.writerow(_csv_row(row)) for row in rows),
     )
     response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
     stamp = timezone.now().strftime("%Y%m%d-%H%M")
@@ -82,7 +139,7 @@ class AnswerPiece:
     aliases: tuple[str, ...] = ()
 
 
-def _split_last_sentence(segment: str) -> tuple[str, str]:
+def split_last_sentence(segment: str) -> tuple[str, str]:
     # A marker may stand after the full stop ("... leave. [c1]"): ignore it when looking back.
     body = segment.rstrip().rstrip(".!?؟…")
     cut = last_sentence_start(body, abbreviations=False)
@@ -97,7 +154,7 @@ def answer_pieces(answer: str, marks: Iterable[tuple[int, str]]) -> list[AnswerP
     pieces: list[AnswerPiece] = []
     start = 0
     for position in sorted(at):
-        lead, sentence = _split_last_sentence(answer[start:position])
+        lead, sentence = split_last_sentence(answer[start:position])
         if lead:
             pieces.append(AnswerPiece(lead))
         pieces.append(AnswerPiece(sentence, cited=True, aliases=tuple(at[position])))
@@ -107,14 +164,22 @@ def answer_pieces(answer: str, marks: Iterable[tuple[int, str]]) -> list[AnswerP
     return pieces
 
 
-def answer_html(pieces: Sequence[AnswerPiece], titles: Mapping[str, str]) -> SafeString:
+def answer_html(
+    pieces: Sequence[AnswerPiece],
+    titles: Mapping[str, str],
+    numbers: Mapping[str, int] | None = None,
+) -> SafeString:
+    """The answer with its cited sentences marked; a chip shows the number the asker saw
+    (the alias where there is none), its title the alias and source."""
+    numbers = numbers or {}
+
     def render(piece: AnswerPiece) -> SafeString:
         if not piece.cited:
             return format_html("{}", piece.text)
         chips = format_html_join(
             "",
-            '<a class="chip" href="#citation-{}" title="{}">[{}]</a>',
-            ((a, titles.get(a, ""), a) for a in piece.aliases),
+            '<a class="chip" href="#citation-{}" title="{} {}">[{}]</a>',
+            ((a, a, titles.get(a, ""), numbers.get(a, a)) for a in piece.aliases),
         )
         return format_html('<mark class="cited">{}</mark>{}', piece.text, chips)
 
@@ -189,3 +254,37 @@ def leg_value(candidate: Mapping[str, Any], leg: str) -> str:
 
 def short_json(data: object, limit: int = 160) -> str:
     return Truncator(json.dumps(data, ensure_ascii=False, default=str)).chars(limit)
+
+
+def cited_sentences(pieces: Sequence[AnswerPiece]) -> dict[str, str]:
+    """The answer sentence each alias was cited for (the first, if cited more than once)."""
+    found: dict[str, str] = {}
+    for piece in pieces:
+        for alias in piece.aliases:
+            found.setdefault(alias, piece.text.strip())
+    return found
+
+
+def snippet_marked(snippet: str, sentence: str) -> SafeString:
+    """The chunk's text with the sentence that best supports `sentence` in a <mark>.
+
+    Best is the most words shared (case-folded); nothing is marked when no word is shared, so
+    a reader never sees a highlight that explains nothing.
+    """
+    wanted = {w.casefold() for w in words(sentence)}
+    spans = sentence_spans(snippet)
+    overlap = [len(wanted & {w.casefold() for w in words(snippet[a:b])}) for a, b in spans]
+    if not wanted or not overlap or max(overlap) == 0:
+        return format_html("{}", snippet)
+    start, end = spans[overlap.index(max(overlap))]
+    return format_html(
+        '{}<mark class="cited">{}</mark>{}', snippet[:start], snippet[start:end], snippet[end:]
+    )
+
+
+def rewritten_query(trace: Mapping[str, Any]) -> str:
+    """The standalone query a follow-up was rewritten into, or "" when it was not."""
+    for variant in trace.get("variants") or []:
+        if isinstance(variant, Mapping) and variant.get("kind") == "rewrite":
+            return str(variant.get("text") or "")
+    return ""

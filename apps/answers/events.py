@@ -43,7 +43,10 @@ class FailureCode(StrEnum):
     MODEL_UNAVAILABLE = "model_unavailable"
     MODEL_TIMEOUT = "model_timeout"
     MODEL_INTERRUPTED = "model_interrupted"
+    # The model hit its token limit (finish_reason "length"): the answer is kept, marked partial.
+    ANSWER_TRUNCATED = "answer_truncated"
     EMPTY_ANSWER = "empty_answer"
+    INTERRUPTED = "interrupted"  # the process answering it stopped (its lease lapsed)
     INTERNAL = "internal_error"
 
 
@@ -53,6 +56,7 @@ RETRYABLE = frozenset(
         FailureCode.MODEL_UNAVAILABLE,
         FailureCode.MODEL_TIMEOUT,
         FailureCode.MODEL_INTERRUPTED,
+        FailureCode.INTERRUPTED,
         FailureCode.INTERNAL,
     }
 )

@@ -35,9 +35,19 @@ class Conversation(models.Model):
     title = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Set when its owner deletes it: hidden from them at once, kept for the audit until the
+    # retention (RAG_DELETED_CONVERSATION_RETENTION_DAYS) purges it.
+    deleted_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-updated_at"]
+        indexes = [
+            models.Index(
+                fields=["user", "-updated_at"],
+                condition=Q(deleted_at__isnull=True),
+                name="answers_conversation_live_idx",
+            )
+        ]
 
     def __str__(self) -> str:
         return self.title or f"Conversation {str(self.id)[:8]}"
@@ -94,6 +104,13 @@ class Turn(models.Model):
     error_message = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Durability (database clock): while streaming, the answering process renews the lease; a
+    # lapsed lease means that process is gone and the turn is failed as interrupted. A cancel
+    # request and the last time a client followed the turn are how every process learns
+    # whether the answer is still wanted.
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    cancel_requested_at = models.DateTimeField(null=True, blank=True)
+    followed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["conversation_id", "index"]
@@ -116,7 +133,25 @@ class Turn(models.Model):
                 condition=value_known("action", TurnAction), name="answers_turn_action_known"
             ),
         ]
-        indexes = [models.Index(fields=["-created_at"], name="answers_turn_created_idx")]
+        indexes = [
+            models.Index(fields=["-created_at"], name="answers_turn_created_idx"),
+            # The analytics dashboard's question lists: least confident answers of a period,
+            # and the refused turns of a period (a seventh of the log, or less).
+            models.Index(
+                fields=["confidence", "created_at"],
+                condition=Q(confidence__isnull=False),
+                name="answers_turn_confidence_idx",
+            ),
+            models.Index(
+                fields=["created_at"], condition=Q(refused=True), name="answers_turn_refused_idx"
+            ),
+            # The sweeper's scan: only streaming turns, by when their lease lapses.
+            models.Index(
+                fields=["lease_expires_at"],
+                condition=Q(status=TurnStatus.STREAMING),
+                name="answers_turn_lease_idx",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"Turn {self.index} of {self.conversation_id}"

@@ -73,3 +73,13 @@ class TurnFailed:
 
 
 TurnOutcome = TurnFinished | TurnFailed
+
+
+@dataclass(frozen=True)
+class TurnUsage:
+    """Tokens spent by every model call of the turn, and whether the servers reported them
+    ("reported") or some were estimated from the text ("estimated", "partly estimated")."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    source: str

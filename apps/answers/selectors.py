@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import TypeVar
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Literal, TypeVar
 from uuid import UUID
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
-from django.db.models import Model, QuerySet
+from django.db.models import Case, Exists, Model, OuterRef, Q, QuerySet, Subquery, Value, When
+from django.utils import timezone
 
 from apps.answers.events import Envelope
 from apps.answers.models import Conversation, Turn, TurnEvent, TurnStatus
 from apps.answers.routing.types import HistoryMessage
 from apps.answers.routing.window import conversation_window
-from apps.corpus.access import collection_ids_readable
+from apps.corpus.access import collection_ids_readable, collections_readable
+from apps.corpus.models import Chunk, Collection, Document, DocumentStatus
 
 
 def turn_events_since(*, turn_id: int, last_seq: int = 0) -> list[Envelope]:
@@ -42,7 +46,11 @@ def conversation_history(*, conversation_id: UUID, before_index: int) -> tuple[H
 
 
 def conversations_for_user(*, user_id: int) -> QuerySet[Conversation]:
-    return Conversation.objects.filter(user_id=user_id).order_by("-updated_at")
+    """The conversations a user sees: their own, less those they deleted (which only the
+    audit still shows)."""
+    return Conversation.objects.filter(user_id=user_id, deleted_at__isnull=True).order_by(
+        "-updated_at"
+    )
 
 
 _M = TypeVar("_M", bound=Model)
@@ -55,6 +63,8 @@ class NotFound(LookupError):
 def turn_get(*, turn_id: int, user_id: int | None = None) -> Turn:
     """A turn by id; with `user_id`, only if that user's (else NotFound, never a hint)."""
     turns = Turn.objects.select_related("conversation").filter(pk=turn_id)
+    if user_id is not None:
+        turns = turns.filter(conversation__deleted_at__isnull=True)
     return _owned_one(turns, owner="conversation__user_id", user_id=user_id, what="turn")
 
 
@@ -62,6 +72,8 @@ def conversation_get(*, conversation_id: UUID, user_id: int | None) -> Conversat
     """A conversation by id; with `user_id`, only if that user's. None is the operator (the
     command line), who may continue any conversation."""
     conversations = Conversation.objects.filter(pk=conversation_id)
+    if user_id is not None:
+        conversations = conversations.filter(deleted_at__isnull=True)
     return _owned_one(conversations, owner="user_id", user_id=user_id, what="conversation")
 
 
@@ -72,10 +84,6 @@ def _owned_one(rows: QuerySet[_M], *, owner: str, user_id: int | None, what: str
     if found is None:
         raise NotFound(f"No such {what}")
     return found
-
-
-def turns_asked_since(*, user_id: int, since: datetime) -> int:
-    return Turn.objects.filter(conversation__user_id=user_id, created_at__gte=since).count()
 
 
 def turn_is_streaming(*, turn_id: int) -> bool:
@@ -89,3 +97,97 @@ def user_collection_ids_readable(*, user_id: int | None) -> frozenset[int] | Non
         return None
     user = get_user_model().objects.filter(pk=user_id).first()
     return collection_ids_readable(user=user or AnonymousUser())
+
+
+# --- The chat page's sidebar and empty state ----------------------------------------------
+
+SIDEBAR_LIMIT = 100
+SEARCH_MAX_CHARS = 200
+EXAMPLES = 4
+Period = Literal["today", "week", "older"]
+
+
+@dataclass(frozen=True)
+class ConversationGroup:
+    period: Period
+    conversations: list[Conversation]
+
+
+def conversations_sidebar(*, user_id: int, query: str = "") -> list[Conversation]:
+    """The user's conversations, newest activity first, each with its first question (the
+    label until it has a title); with `query`, only those whose title, questions or answers
+    contain it."""
+    first = Turn.objects.filter(conversation=OuterRef("pk")).order_by("index")
+    conversations = conversations_for_user(user_id=user_id).annotate(
+        first_question=Subquery(first.values("question")[:1])
+    )
+    if query:
+        text = Q(question__icontains=query) | Q(answer__icontains=query)
+        matching = Turn.objects.filter(text, conversation=OuterRef("pk"))
+        conversations = conversations.filter(Q(title__icontains=query) | Exists(matching))
+    return list(conversations[:SIDEBAR_LIMIT])
+
+
+def conversations_grouped(
+    *, conversations: Sequence[Conversation], today: date | None = None
+) -> list[ConversationGroup]:
+    """Today, the last 7 days and older, by last activity in the site's time zone; empty
+    groups are left out."""
+    today = today or timezone.localdate()
+    groups: dict[Period, list[Conversation]] = {"today": [], "week": [], "older": []}
+    for conversation in conversations:
+        day = timezone.localdate(conversation.updated_at)
+        period: Period = (
+            "today" if day >= today else "week" if day > today - timedelta(days=7) else "older"
+        )
+        groups[period].append(conversation)
+    return [ConversationGroup(p, items) for p, items in groups.items() if items]
+
+
+def collections_pickable(*, user_id: int) -> list[Collection]:
+    """The collections a user may choose to restrict a conversation to, by name."""
+    user = get_user_model().objects.filter(pk=user_id).first()
+    return list(collections_readable(user=user or AnonymousUser()).order_by("name"))
+
+
+def conversation_collections_chosen(
+    *, conversation_id: UUID, pickable: Sequence[Collection]
+) -> list[str]:
+    """The collections the conversation's last question was restricted to, as names among
+    `pickable`; empty when it could read all of them (no restriction to show)."""
+    last = (
+        Turn.objects.filter(conversation_id=conversation_id)
+        .order_by("-index")
+        .values_list("readable_collections", flat=True)
+        .first()
+    )
+    if not last:  # no turn yet, or every collection (None)
+        return []
+    chosen = [c.name for c in pickable if c.pk in set(last)]
+    return [] if len(chosen) == len(pickable) else chosen
+
+
+def example_topics(*, user_id: int, language: str, limit: int = EXAMPLES) -> list[str]:
+    """Topics to suggest asking about, one per readable document, documents in `language`
+    first: a section heading below the title, else the title."""
+    documents = Document.objects.filter(status=DocumentStatus.READY, chunk_count__gt=0)
+    readable = user_collection_ids_readable(user_id=user_id)
+    if readable is not None:
+        documents = documents.filter(collection_id__in=readable)
+    section = Chunk.objects.filter(document=OuterRef("pk"), heading__contains=" > ")
+    rows = (
+        documents.annotate(
+            section=Subquery(section.order_by("index").values("heading")[:1]),
+            other_language=Case(When(language=language[:2], then=Value(0)), default=Value(1)),
+        )
+        .order_by("other_language", "title", "pk")
+        .values_list("section", "title", "filename")[:limit]
+    )
+    return [
+        _topic(section or title or filename.rsplit(".", 1)[0]) for section, title, filename in rows
+    ]
+
+
+def _topic(heading: str) -> str:
+    """The last part of a heading path ("Guide > Setup" -> "Setup")."""
+    return heading.rsplit(" > ", 1)[-1].strip()

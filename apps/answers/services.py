@@ -3,24 +3,44 @@ here, from the typed outcome of one stage (`outcomes.py`)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 from uuid import UUID
 
 from django.conf import settings
-from django.db import transaction
-from django.db.models import Max
+from django.db import connection, transaction
+from django.db.models import DateTimeField, ExpressionWrapper, F, JSONField, Max, Value
+from django.db.models.expressions import CombinedExpression
+from django.db.models.functions import Now
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from apps.answers.events import Envelope, EventType, FailureCode, failed_data
 from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnEvent, TurnStatus
-from apps.answers.outcomes import TurnClassified, TurnFinished, TurnOutcome, TurnRetrieved
+from apps.answers.notices import TURN_CHANNEL, notice_of_event
+from apps.answers.outcomes import (
+    TurnClassified,
+    TurnFinished,
+    TurnOutcome,
+    TurnRetrieved,
+    TurnUsage,
+)
 from apps.answers.turn_end import TurnEnd, turn_end_steps_run
 
 
 class InvalidQuestion(ValueError):
     """The question cannot be asked (empty, too long): answered with a 4xx / a failed event."""
+
+
+class InvalidTitle(ValueError):
+    """A conversation's new title is not text, empty or too long (answered 400)."""
+
+
+class ConversationBusy(Exception):
+    """The conversation still has a turn being answered (answered 409)."""
 
 
 @dataclass(frozen=True)
@@ -61,10 +81,20 @@ def turn_start(*, conversation: Conversation, question: str) -> Turn:
         Conversation.objects.select_for_update().filter(pk=conversation.pk).first()
         last = conversation.turns.aggregate(last=Max("index"))["last"]
         turn = Turn.objects.create(
-            conversation=conversation, index=(last or 0) + 1, question=cleaned
+            conversation=conversation, index=(last or 0) + 1, question=cleaned, **_lease_initial()
         )
         Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
     return turn
+
+
+def _lease_initial() -> dict[str, Any]:
+    """A new turn's lease and follow time, on the database's clock like every renewal
+    (`leases.turn_lease_renew`): a turn that no process ever picks up still lapses."""
+    lease = Value(timedelta(seconds=settings.RAG_TURN_LEASE_S))
+    return {
+        "lease_expires_at": ExpressionWrapper(Now() + lease, output_field=DateTimeField()),
+        "followed_at": Now(),
+    }
 
 
 def turn_readable_record(*, turn_id: int, collection_ids: Collection[int] | None) -> None:
@@ -96,9 +126,41 @@ def turn_context_record(*, turn_id: int, context: dict[str, Any]) -> None:
     Turn.objects.filter(pk=turn_id).update(context=context)
 
 
+_APPEND = f"""
+    WITH stored AS (
+        INSERT INTO {TurnEvent._meta.db_table} (turn_id, seq, type, data, created_at)
+        VALUES (%s, %s, %s, %s::jsonb, statement_timestamp())
+        RETURNING 1
+    )
+    SELECT pg_notify(%s, %s) FROM stored
+"""  # noqa: S608 - the table name is our own model's, the values are parameters
+
+
 def turn_event_append(*, envelope: Envelope) -> None:
-    TurnEvent.objects.create(
-        turn_id=envelope["turn"], seq=envelope["seq"], type=envelope["type"], data=envelope["data"]
+    """Store the event and announce it to every process in one statement: followers hear of
+    it exactly when it is committed (inside `turn_end`'s transaction, with the turn's end)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _APPEND,
+            [
+                envelope["turn"],
+                envelope["seq"],
+                envelope["type"],
+                json.dumps(envelope["data"]),
+                TURN_CHANNEL,
+                notice_of_event(envelope),
+            ],
+        )
+
+
+def turn_usage_record(*, turn_id: int, usage: TurnUsage) -> None:
+    """The tokens the turn's model calls spent; `models_used.token_usage` says how they were
+    counted (merged into the models retrieval recorded, not replacing them)."""
+    counted = Value({"token_usage": usage.source}, output_field=JSONField())
+    Turn.objects.filter(pk=turn_id).update(
+        prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
+        models_used=CombinedExpression(F("models_used"), "||", counted, output_field=JSONField()),
     )
 
 
@@ -172,3 +234,44 @@ def citations_store(*, turn_id: int, citations: Sequence[CitationRecord]) -> Non
 
 def conversation_title_set(*, conversation_id: UUID, title: str) -> None:
     Conversation.objects.filter(pk=conversation_id).update(title=title[:200])
+
+
+TITLE_MAX_CHARS = 200
+
+
+def conversation_title_clean(title: object) -> str:
+    """One line in the sidebar: runs of whitespace (line breaks, tabs) become one space."""
+    if not isinstance(title, str):
+        raise InvalidTitle(_("The title must be text"))
+    cleaned = " ".join(title.replace("\x00", "").split())
+    if not cleaned:
+        raise InvalidTitle(_("The title is empty"))
+    if len(cleaned) > TITLE_MAX_CHARS:
+        raise InvalidTitle(
+            _("The title is at most %(limit)d characters") % {"limit": TITLE_MAX_CHARS}
+        )
+    return cleaned
+
+
+def conversation_hide(*, conversation_id: UUID) -> None:
+    """The owner's delete: the conversation leaves their list, search and links at once, while
+    its turns, events, citations and feedback stay for the audit until the retention purges
+    them. Refused while a turn is still streaming: its answer would keep arriving in a
+    conversation its owner can no longer open; stop it first."""
+    with transaction.atomic():
+        # The same lock `turn_start` takes, so no turn starts between the check and the hide.
+        Conversation.objects.select_for_update().filter(pk=conversation_id).first()
+        if Turn.objects.filter(
+            conversation_id=conversation_id, status=TurnStatus.STREAMING
+        ).exists():
+            raise ConversationBusy("A question in this conversation is still being answered")
+        Conversation.objects.filter(pk=conversation_id, deleted_at__isnull=True).update(
+            deleted_at=timezone.now()
+        )
+
+
+def conversations_deleted_purge(*, deleted_before: datetime) -> int:
+    """Remove for good the conversations deleted before the cutoff, with their turns and
+    everything hanging off them; returns how many went. Safe to run in several workers."""
+    deleted, _ = Conversation.objects.filter(deleted_at__lt=deleted_before).delete()
+    return int(deleted)

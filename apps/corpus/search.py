@@ -80,10 +80,15 @@ class KeywordQuery:
 
 
 def dense_search_sql(
-    *, embedding: Sequence[float], filters: SearchFilters, limit: int
+    *, embedding: Sequence[float], filters: SearchFilters, limit: int, model_id: str | None = None
 ) -> tuple[str, list[Any]]:
-    """The nearest-neighbour query (cosine distance, so the vector_cosine_ops HNSW index serves it)."""
+    """The nearest-neighbour query (cosine distance, so the vector_cosine_ops HNSW index serves it).
+
+    With `model_id`, only vectors of that model are compared: another model's cosine is noise.
+    """
     where, params = filters.sql()
+    if model_id is not None:
+        where, params = f"{where} AND c.embedding_model = %s", [*params, model_id]
     vector = "[" + ",".join(f"{x:.7f}" for x in embedding) + "]"
     sql = f"""
         SELECT c.id, 1 - (c.embedding <=> %s::vector) AS similarity
@@ -108,11 +113,14 @@ def chunks_dense_search(
     filters: SearchFilters,
     limit: int,
     ef_search: int = 100,
+    model_id: str | None = None,
 ) -> list[ScoredChunk]:
-    """Cosine similarity via the HNSW index, best first."""
+    """Cosine similarity via the HNSW index, best first (among `model_id`'s vectors, if given)."""
     if filters.empty:
         return []
-    sql, params = dense_search_sql(embedding=embedding, filters=filters, limit=limit)
+    sql, params = dense_search_sql(
+        embedding=embedding, filters=filters, limit=limit, model_id=model_id
+    )
     with transaction.atomic(), connection.cursor() as cursor:
         dense_search_settings(cursor, ef_search=ef_search, limit=limit)
         cursor.execute(sql, params)

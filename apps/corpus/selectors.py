@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
-from apps.corpus.models import Collection, Document
+from apps.corpus.models import Collection, Document, DocumentStatus
 
 
 def documents_list(
@@ -35,3 +35,9 @@ def collection_ids_resolve(
     if missing := [n for n in names if n not in found]:
         raise UnknownCollection(f"No collection named {', '.join(map(repr, missing))}")
     return tuple(found[n] for n in names)
+
+
+def documents_waiting(*, documents: QuerySet[Document]) -> int:
+    """How many of `documents` are queued and not yet taken by a worker."""
+    waiting = Q(queued_at__isnull=False) | Q(status=DocumentStatus.PENDING)
+    return documents.filter(waiting).exclude(status=DocumentStatus.PROCESSING).count()

@@ -19,15 +19,11 @@ from django.core.files.base import ContentFile
 from django.db import transaction
 
 from apps.corpus.embedders import Embedder, EmbedderError, default_embedder
+from apps.corpus.leases import document_claim, document_lease_kept
 from apps.corpus.models import Collection, Document, DocumentStatus
 from apps.corpus.originals import original_discard_on_commit
 from apps.corpus.parsing import DocumentError, UnsupportedFileType, detect_mime_type
-from apps.corpus.processing import (
-    ProcessResult,
-    document_fail,
-    document_index,
-    document_status_set,
-)
+from apps.corpus.processing import ProcessResult, document_fail, document_index
 
 logger = logging.getLogger(__name__)
 
@@ -118,10 +114,11 @@ def document_process(
     on_progress: Callable[[int], None] | None = None,
 ) -> ProcessResult:
     """Parse, chunk, embed and swap in the new chunks; a failure leaves stored chunks as they were."""
+    document_claim(document_id=document_id)
     document = Document.objects.get(pk=document_id)
-    document_status_set(document, DocumentStatus.PROCESSING, progress=5)
     try:
-        return document_index(document, embedder or default_embedder(), on_progress)
+        with document_lease_kept(document_id=document_id):
+            return document_index(document, embedder or default_embedder(), on_progress)
     except DocumentError as exc:
         document_fail(document, str(exc))
     except FileNotFoundError:

@@ -1,4 +1,4 @@
-"""Background work, run by `python manage.py db_worker` (django-tasks-db).
+"""Background work, run by `python manage.py worker` (django-tasks-db's task loop).
 
 `uploads.document_schedule` enqueues these; they only call services.
 """

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
+from django.db.models import F, Max, QuerySet
 
 from apps.corpus.access import WRITE_PERMISSION, collection_writable, collections_readable
 from apps.corpus.models import Collection
@@ -51,3 +52,14 @@ def _created(user: Any, name: str) -> Collection:
         )
         raise UploadRefused(message, code="forbidden", status=403)
     return collection_create(name=name, writer_groups=groups)
+
+
+def collection_upload_default(*, collections: QuerySet[Collection]) -> Collection | None:
+    """The collection the upload form offers first among `collections` (those the user may
+    write): the one that most recently received a document, else the first by name."""
+    latest = Max("documents__created_at")
+    return (
+        collections.annotate(latest_document=latest)
+        .order_by(F("latest_document").desc(nulls_last=True), "name")
+        .first()
+    )

@@ -1,7 +1,7 @@
 """Ingesting files in batches: the admin upload, the API upload and `manage.py ingest`.
 
 Each file is submitted on its own (a refused file never stops the others) and its processing
-is either run now (`--wait`, tests) or queued for the db_worker once the transaction commits.
+is either run now (`--wait`, tests) or queued for a task worker (`manage.py worker`) once the transaction commits.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from pathlib import Path
 
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
+from django.utils import timezone
 
 from apps.corpus.models import Collection, Document
 from apps.corpus.parsing import SUPPORTED_SUFFIXES, DocumentError
@@ -52,7 +53,11 @@ class UploadSummary:
 
 
 def document_schedule(*, document: Document, wait: bool) -> None:
-    """Process now (`--wait`, tests) or hand the work to a db_worker after the commit."""
+    """Process now (`--wait`, tests) or hand the work to a task worker after the commit. Either
+    way the attempt count starts again: someone asked for this processing."""
+    queued_at = None if wait else timezone.now()
+    Document.objects.filter(pk=document.pk).update(attempts=0, queued_at=queued_at)
+    document.attempts, document.queued_at = 0, queued_at
     if wait:
         document_process(document_id=document.pk)
         document.refresh_from_db()
@@ -103,10 +108,12 @@ def uploads_ingest(
     collection: Collection,
     domain: str,
     document_type: str,
+    kept: Sequence[IncomingFile] = (),
 ) -> UploadSummary:
-    """Queue uploaded files; the summary names what happened to each."""
+    """Queue uploaded files (and files kept from an earlier try); the summary names what
+    happened to each."""
     outcomes = files_ingest(
-        files=[upload_incoming(upload) for upload in uploads],
+        files=[*kept, *(upload_incoming(upload) for upload in uploads)],
         collection=collection,
         wait=False,
         domain=domain,

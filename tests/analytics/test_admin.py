@@ -13,8 +13,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from apps.analytics.dashboard import Period, board_get
 from apps.analytics.models import Category, ConversationCategory
-from apps.analytics.selectors import categories_count, composers_count, local_period, turns_daily
+from apps.analytics.selectors import categories_count, local_period
 from apps.analytics.services import daily_counts_refresh_range
 from apps.answers.models import Conversation, Turn
 from tests.factories import (
@@ -30,7 +31,8 @@ MaxQueries = Callable[[int], AbstractContextManager[CaptureQueriesContext]]
 
 # Pinned budgets (session + user included); they hold however many rows there are.
 CATEGORY_LIST_QUERIES = 5
-DASHBOARD_QUERIES = 6
+# session, user, board (7), two question lists, evaluation, collection and group choices
+DASHBOARD_QUERIES = 14
 
 
 def _queries(client: Client, url: str) -> tuple[int, bytes]:
@@ -77,34 +79,37 @@ def test_category_counts_are_per_category() -> None:
     assert counts["Idle"].pk == idle.pk
 
 
-def test_turns_daily_fills_every_day_and_aggregates_refusals_confidence_and_bands() -> None:
+def test_board_fills_every_day_and_aggregates_refusals_confidence_and_bands() -> None:
     now = dt.datetime(2026, 3, 10, 15, 0, tzinfo=dt.UTC)
     today, two_days_ago = now - dt.timedelta(hours=1), now - dt.timedelta(days=2)
     _turn_at(today, confidence=0.9, confidence_band="green")
     _turn_at(today, confidence=0.5, confidence_band="yellow")
     _turn_at(today, confidence=0.1, confidence_band="red", refused=True)
     _turn_at(two_days_ago, confidence=None, confidence_band="", action="clarify")
-    _turn_at(now - dt.timedelta(days=45))  # before the period
+    _turn_at(now - dt.timedelta(days=45))  # before the period, in the previous one
     _counted(days=60, now=now)  # counted, so only the period keeps it out
 
-    days = turns_daily(days=30, now=now)
+    first, last = local_period(days=30, now=now)
+    board = board_get(period=Period(first, last))
 
-    assert len(days) == 30 and days[0].day == dt.date(2026, 2, 9) and days[-1].day == now.date()
-    last = days[-1]
-    assert (last.turns, last.refused, last.green, last.yellow, last.red) == (3, 1, 1, 1, 1)
-    assert last.refusal_share == pytest.approx(1 / 3)
-    assert last.mean_confidence == pytest.approx(0.5)
-    assert days[-3].turns == 1 and days[-3].mean_confidence is None
-    assert sum(d.turns for d in days) == 4
+    assert len(board.slots) == 30 and board.slots[0].first == dt.date(2026, 2, 9)
+    assert board.slots[-1].last == now.date()
+    last_day = board.series[-1]
+    assert (last_day.turns, last_day.refused, last_day.green, last_day.yellow) == (3, 1, 1, 1)
+    assert last_day.refusal_share == pytest.approx(1 / 3)
+    assert last_day.mean_confidence == pytest.approx(0.5)
+    assert board.series[-3].turns == 1 and board.series[-3].mean_confidence is None
+    assert board.total.turns == 4 and board.previous.turns == 1
 
 
-def test_composers_count_counts_fallbacks() -> None:
+def test_board_counts_composers_and_fallbacks() -> None:
     TurnFactory.create_batch(2, composer="openai:smollm2")
     TurnFactory.create(composer="extractive", fallback_reason="chat model timed out")
     TurnFactory.create(composer="extractive")
     _counted()
 
-    rows = {r.composer: (r.turns, r.fallbacks) for r in composers_count()}
+    first, last = local_period(days=30)
+    rows = {c: (t, f) for c, t, f in board_get(period=Period(first, last)).composers}
 
     assert rows == {"openai:smollm2": (2, 0), "extractive": (2, 1)}
 
@@ -182,12 +187,7 @@ def test_conversation_categories_are_listed_read_only(admin_client: Client) -> N
 
 
 def _dashboard_data(now: dt.datetime) -> None:
-    hr = CategoryFactory.create(name="HR")
-    it = CategoryFactory.create(name="IT")
-    conversation = ConversationFactory.create()
-    _label(conversation, hr, it)
-    _label(ConversationFactory.create(), hr)
-    _turn_at(now, conversation=conversation, confidence=0.9, confidence_band="green")
+    _turn_at(now, confidence=0.9, confidence_band="green")
     _turn_at(now, confidence=0.3, confidence_band="red", refused=True, composer="openai:smollm2")
     _turn_at(
         now - dt.timedelta(days=1),
@@ -207,22 +207,17 @@ def test_dashboard_renders_every_panel_from_the_data(admin_client: Client) -> No
 
     assert response.status_code == 200
     body = response.content.decode()
-    categories = body.split('id="categories"')[1].split('id="bands"')[0]
-    assert '<th scope="row">HR</th>' in categories
-    assert categories.index("HR") < categories.index("IT")  # busiest first
-    hr_row = categories.split('<th scope="row">HR</th>')[1].split("</tr>")[0]
-    assert "width: 100.0%" in hr_row and '<td class="numeric">2</td>' in hr_row
     bands = body.split('id="bands"')[1].split('id="composers"')[0]
-    assert 'green</th><td class="numeric">1</td>' in bands and "33.3%" in bands
-    composers = body.split('id="composers"')[1].split('id="router-evaluation"')[0]
-    assert '<td>extractive</td><td class="numeric">2</td><td class="numeric">1</td>' in composers
-    evaluation = body.split('id="router-evaluation"')[1].split('id="days"')[0]
+    assert 'green</th><td class="numeric"><a href="' in bands and "33.3%" in bands
+    composers = body.split('id="composers"')[1].split("</table>")[0]
+    extractive = composers.split("<td>extractive</td>")[1].split("</tr>")[0]
+    assert '">2</a></td><td class="numeric">1</td>' in extractive  # two turns, one fell back
+    evaluation = body.split('id="router-evaluation"')[1].split("</table>")[0]
     assert "0.871" in evaluation and "0.842" in evaluation
-    days = body.split('id="days"')[1]
-    today = days.split(timezone.localdate(now).strftime("%Y-%m-%d"))[1].split("</tr>")[0]
-    assert '<td class="numeric">2</td>' in today and '<td class="numeric">50%</td>' in today
-    assert '<td class="numeric">0.60</td>' in today  # mean of 0.9 and 0.3
-    assert days.count("<td>") == 30  # one date cell per day
+    table = body.split('id="turns-table"')[1].split("</table>")[0]
+    assert table.count("<tr><td>") == 30  # one row per day
+    # turns, confidence, latency, intents; no category was decided, and that panel says so
+    assert body.count('<svg class="chart"') == 4
 
 
 def test_dashboard_query_count_does_not_grow_with_turns(

@@ -19,14 +19,15 @@ from django.db import IntegrityError, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from apps.analytics.models import DailyTurnCount
-from apps.analytics.selectors import DayStats, dashboard_get, local_day_start
-from apps.analytics.services import COUNT_FIELDS, daily_counts_refresh
+from apps.analytics.dashboard import Figures, Period, board_get
+from apps.analytics.models import ANY, DailyTurnCount
+from apps.analytics.services import daily_counts_refresh
 from apps.analytics.tasks import daily_counts_task
 from apps.answers.composing.confidence import ConfidenceBand
 from apps.answers.events import FailureCode
 from apps.answers.models import Turn, TurnStatus
 from apps.answers.turn.recorder import TurnRecorder
+from apps.answers.turn_cuts import local_day_start
 from apps.answers.turn_end import TurnEnd, turn_end_steps_run
 from tests.factories import TurnFactory
 
@@ -35,6 +36,17 @@ pytestmark = pytest.mark.django_db
 NumQueries = Callable[[int], AbstractContextManager[CaptureQueriesContext]]
 OnCommit = Callable[..., AbstractContextManager[list[Callable[[], Any]]]]
 
+# The figures these tests count by hand (the cut, feedback and latency counts have their own).
+COUNT_FIELDS = (
+    "turns",
+    "refused",
+    "rated",
+    "confidence_sum",
+    "green",
+    "yellow",
+    "red",
+    "fallbacks",
+)
 DAY = dt.date(2026, 3, 10)
 NOON = dt.datetime(2026, 3, 10, 12, 0, tzinfo=dt.UTC)
 
@@ -46,8 +58,14 @@ def _turn_at(when: dt.datetime, **fields: object) -> Turn:
 
 
 def _stored(day: dt.date) -> dict[str, tuple[float, ...]]:
-    rows = DailyTurnCount.objects.filter(day=day).values(*COUNT_FIELDS, "composer")
-    return {row.pop("composer"): _figures(row) for row in rows}
+    """The uncut rows (every collection, every group), summed per composer over intents."""
+    rows = DailyTurnCount.objects.filter(day=day, collection=ANY, group=ANY)
+    found: dict[str, dict[str, float]] = {}
+    for row in rows.values(*COUNT_FIELDS, "composer"):
+        counts = found.setdefault(row.pop("composer"), dict.fromkeys(COUNT_FIELDS, 0))
+        for name in COUNT_FIELDS:
+            counts[name] += row[name]
+    return {composer: _figures(counts) for composer, counts in found.items()}
 
 
 def _from_the_log(day: dt.date) -> dict[str, tuple[float, ...]]:
@@ -93,7 +111,7 @@ def test_refresh_equals_the_turn_log_and_running_it_again_changes_nothing() -> N
     assert set(first) == {"extractive", "openai:smollm2", ""}
     assert first["extractive"][:3] == (2, 0, 2) and first["extractive"][-1] == 1
     assert counted == again and (counted.turns, counted.composers) == (4, 3)
-    assert _stored(DAY) == first and DailyTurnCount.objects.count() == 3  # upserted, not added
+    assert _stored(DAY) == first and DailyTurnCount.objects.count() == 3  # replaced, not added
 
 
 def test_refresh_follows_deletions_down_to_an_empty_day() -> None:
@@ -131,8 +149,9 @@ def test_days_are_local_to_the_configured_time_zone(settings: LazySettings) -> N
         daily_counts_refresh(day=DAY + dt.timedelta(days=1))
 
     assert set(_stored(DAY)) == {"late"} and set(_stored(DAY + dt.timedelta(days=1))) == {"early"}
-    board = dashboard_get(days=2, now=dt.datetime(2026, 3, 10, 22, 0, tzinfo=dt.UTC))
-    assert [(d.day, d.turns) for d in board.days] == [(DAY, 1), (DAY + dt.timedelta(days=1), 1)]
+    board = board_get(period=Period(DAY, DAY + dt.timedelta(days=1)))
+    slots = [(s.first, f.turns) for s, f in zip(board.slots, board.series, strict=True)]
+    assert slots == [(DAY, 1), (DAY + dt.timedelta(days=1), 1)]
 
 
 def test_the_database_rejects_inconsistent_counts() -> None:
@@ -150,19 +169,21 @@ def test_the_database_rejects_inconsistent_counts() -> None:
 def test_dashboard_reads_the_counts_not_the_turn_log(django_assert_num_queries: NumQueries) -> None:
     _mixed_day()
     daily_counts_refresh(day=DAY)
+    week = Period(DAY - dt.timedelta(days=6), DAY)
 
-    with django_assert_num_queries(4):  # categories, days, composers, latest evaluation
-        before = dashboard_get(days=7, now=NOON)
+    # turns, previous period, latency, categories, most cited, never cited (list and count)
+    with django_assert_num_queries(7):
+        before = board_get(period=week)
     _turn_at(NOON, composer="unseen", refused=True)
-    unrefreshed = dashboard_get(days=7, now=NOON)
+    unrefreshed = board_get(period=week)
     daily_counts_refresh(day=DAY)
-    after = dashboard_get(days=7, now=NOON)
+    after = board_get(period=week)
 
-    assert before.total.turns == 4 and before.days[-1].refused == 1
+    assert before.total.turns == 4 and before.series[-1].refused == 1
     assert unrefreshed == before
-    assert after.total.turns == 5 and after.days[-1].refused == 2
-    assert ("unseen", 1, 0) in [(c.composer, c.turns, c.fallbacks) for c in after.composers]
-    assert [d.turns for d in after.days[:-1]] == [0] * 6  # days without rows still appear
+    assert after.total.turns == 5 and after.series[-1].refused == 2
+    assert ("unseen", 1, 0) in after.composers
+    assert [f.turns for f in after.series[:-1]] == [0] * 6  # days without rows still appear
 
 
 # --- Kept current after each turn ------------------------------------------------------------
@@ -270,5 +291,6 @@ def test_every_confidence_band_is_counted_per_day_and_shown() -> None:
     count_fields = {f.name for f in DailyTurnCount._meta.get_fields()}
     for band in ConfidenceBand:
         assert band.value in count_fields and band.value in COUNT_FIELDS
-        assert DayStats(day=DAY, **{band.value: 2}).band_count(band) == 2
-    assert DayStats(day=DAY, turns=5, green=1, red=2).unrated == 2
+        bands: dict[str, Any] = {band.value: 2}
+        assert Figures(**bands).band_count(band) == 2
+    assert Figures(turns=5, green=1, red=2).unrated == 2

@@ -14,7 +14,8 @@ from apps.answers.models import Turn
 from tests.factories import TurnFactory
 
 BEFORE = [("analytics", "0005_daily_turn_counts")]
-AFTER = [("analytics", "0006_backfill_daily_turn_counts")]
+# Through the first backfill (per composer) and the re-cut by intent that replaced its rows.
+AFTER = [("analytics", "0010_daily_counts_by_intent_backfill")]
 
 
 def _migrate(targets: list[tuple[str, str]]) -> None:

@@ -9,8 +9,10 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.contrib.auth.models import User
 from django.db import connections
+from django.test import Client
 
 from apps.answers.providers.registry import providers_override
+from apps.answers.turn.entry import turns_launched_wait
 from tests.answers.fakes import ScriptedComposer, handbook_load, providers_fake
 from tests.conftest import CountingEmbedder
 
@@ -18,14 +20,23 @@ from tests.conftest import CountingEmbedder
 @pytest.fixture
 async def close_db_connections() -> AsyncIterator[None]:
     """The answer's database work runs in asgiref's shared worker thread; close that thread's
-    connection afterwards, or the test database cannot be dropped at the end of the run."""
+    connection afterwards, or the test database cannot be dropped at the end of the run.
+    Answers run detached from their clients: let those a test started end first."""
     yield
+    await turns_launched_wait(timeout_s=10)
     await sync_to_async(connections.close_all)()
 
 
 @pytest.fixture
 def user(django_user_model: type[User]) -> User:
     return django_user_model.objects.create_user("ada", password="a-long-test-password")
+
+
+@pytest.fixture
+def ada(client: Client, user: User) -> Client:
+    """A test client signed in as `user`."""
+    client.force_login(user)
+    return client
 
 
 @pytest.fixture

@@ -11,7 +11,9 @@ from collections.abc import Sequence
 import pytest
 
 from apps.answers.composing import (
+    EMPTY_ANSWER,
     MODEL_INTERRUPTED,
+    MODEL_UNAVAILABLE,
     ComposeRequest,
     ComposerError,
     ComposerEvent,
@@ -21,6 +23,8 @@ from apps.answers.composing import (
 from apps.answers.composing.conversational import message_kind
 from apps.answers.providers.chat import ChatUnavailable
 from apps.answers.retrieval.types import ContextWindow
+from apps.answers.turn.compose_stream import ComposeOutcome, compose_events
+from apps.answers.turn.recorder import MemoryRecorder
 from tests.answers.test_composing_openai import ScriptedChat
 
 NO_CONTEXT = ContextWindow(chunks=(), budget_tokens=1, used_tokens=0, dropped_chunk_ids=())
@@ -73,21 +77,35 @@ async def test_offline_thanks_in_persian() -> None:
     assert text.startswith("خواهش می‌کنم")
 
 
-async def test_model_failure_before_any_text_falls_back_to_the_fixed_reply() -> None:
+async def test_model_failure_before_any_text_hands_over_and_the_fallback_is_recorded() -> None:
     responder = ConversationalResponder(ScriptedChat(error=ChatUnavailable("down")))
 
-    text = text_of(await run(responder, say("What can you do?")))
+    with pytest.raises(ComposerError) as caught:
+        await run(responder, say("What can you do?"))
+    outcome = ComposeOutcome()
+    async for _ in compose_events(
+        composer=responder,
+        fallback=ConversationalResponder(),
+        request=say("What can you do?"),
+        recorder=MemoryRecorder(),
+        outcome=outcome,
+    ):
+        pass
 
-    assert text.startswith("I answer questions from your organisation's documents")
-    assert responder.name == "conversational/scripted"
+    assert caught.value.code == MODEL_UNAVAILABLE
+    assert outcome.text.startswith("I answer questions from your organisation's documents")
+    # Recorded as the fallback it was, not under the model's name.
+    assert outcome.composer == "conversational/offline"
+    assert outcome.fallback_reason == "conversational/scripted: model_unavailable"
 
 
 async def test_model_reply_streams_and_a_blank_one_counts_as_none() -> None:
     streamed = await run(ConversationalResponder(ScriptedChat(["\n", "Hi", " there!"])), say("Hi"))
-    blank = await run(ConversationalResponder(ScriptedChat(["\n", "  "])), say("Hi"))
 
     assert text_of(streamed) == "Hi there!"
-    assert text_of(blank).startswith("Hello!")
+    with pytest.raises(ComposerError) as caught:
+        await run(ConversationalResponder(ScriptedChat(["\n", "  "])), say("Hi"))
+    assert caught.value.code == EMPTY_ANSWER
 
 
 async def test_model_failure_after_text_is_interrupted() -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from apps.answers.composing import (
+    ANSWER_TRUNCATED,
     EMPTY_ANSWER,
     MODEL_INTERRUPTED,
     MODEL_TIMEOUT,
@@ -148,7 +149,15 @@ async def real_chat(llm_server: LocalLLMServer) -> AsyncIterator[OpenAIChatModel
 async def test_real_model_streams_text_then_a_support_signal(real_chat: OpenAIChatModel) -> None:
     composer = OpenAIComposer(real_chat, timeout_s=120, max_tokens=16)
 
-    events = await run(composer, ask())
+    events: list[ComposerEvent] = []
+    try:
+        async for event in composer.compose(ask()):
+            events.append(event)
+    except ComposerError as exc:
+        # 16 tokens rarely hold a whole answer: the text streamed, then the cut is reported.
+        assert exc.code == ANSWER_TRUNCATED
+        assert len(events) >= 3 and all(isinstance(e, TextDelta) for e in events)
+        return
 
     deltas = [e for e in events if isinstance(e, TextDelta)]
     signals = [e for e in events if isinstance(e, SupportSignal)]

@@ -183,10 +183,12 @@ async def test_steps_are_cleaned_and_capped():
     assert (await _classify(_reply(decomposed_steps="a, b"))).decomposed_steps == ()
 
 
-async def test_bad_language_falls_back_to_detection():
-    result = await _classify(_reply(language="Persian"), query="تفاوت مرخصی و استعلاجی")
+async def test_the_language_is_detected_never_taken_from_the_model():
+    result = await _classify(_reply(language="en"), query="تفاوت مرخصی و استعلاجی")
     assert result.language == "fa"
-    assert (await _classify(_reply(language="FA"))).language == "fa"
+    # A small model that says "fa" for an English question does not get it a Persian answer.
+    assert (await _classify(_reply(language="fa"), query="PPO vs HMO")).language == "en"
+    assert "language" not in ROUTER_SCHEMA["properties"]
 
 
 async def test_a_slow_model_times_out_as_classifier_error():

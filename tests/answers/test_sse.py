@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.conf import LazySettings
 from django.contrib.auth.models import User
 from django.http import StreamingHttpResponse
 from django.test import AsyncClient
@@ -200,10 +201,10 @@ async def _drain(events: AsyncIterator[Any]) -> None:
         pass
 
 
-async def test_a_stream_closed_mid_answer_ends_the_turn_as_cancelled(
+async def test_a_turn_events_generator_closed_mid_answer_ends_the_turn_as_cancelled(
     user: User, use_providers: Callable[..., None]
 ) -> None:
-    # What Django does when an SSE client goes away while the generator waits at a yield.
+    # `turn_events` itself (the REST API, `manage.py ask`): closing it is stopping the turn.
     use_providers(ScriptedComposer(pieces=[f"Part {i} [c1]. " for i in range(6)], delay_s=0.1))
     conversation = await sync_to_async(conversation_start)(user_id=user.pk)
     turn = await sync_to_async(turn_start)(conversation=conversation, question="Leave days?")
@@ -217,3 +218,44 @@ async def test_a_stream_closed_mid_answer_ends_the_turn_as_cancelled(
     assert [e["type"] for e in stored].count("failed") == 1
     assert stored[-1]["data"]["code"] == "cancelled"
     assert (await Turn.objects.aget(pk=turn.pk)).status == TurnStatus.CANCELLED
+
+
+async def test_an_sse_client_that_goes_away_cancels_nothing_and_resumes_later(
+    client: AsyncClient, use_providers: Callable[..., None]
+) -> None:
+    use_providers(ScriptedComposer(pieces=[f"Part {i} [c1]. " for i in range(8)], delay_s=0.1))
+    response = await ask(client, {"question": "How many days of leave?"}, **SSE)
+    turn_id = int(response["X-Turn-Id"])
+    got_one = asyncio.Event()
+
+    async def read() -> None:
+        async for _chunk in response.streaming_content:
+            got_one.set()
+
+    # What the server does when the client disconnects: it cancels the streaming task.
+    reading = asyncio.create_task(read())
+    await asyncio.wait_for(got_one.wait(), timeout=5)
+    reading.cancel()
+    await asyncio.wait({reading})
+
+    async with asyncio.timeout(10):
+        while (await Turn.objects.aget(pk=turn_id)).status == TurnStatus.STREAMING:
+            await asyncio.sleep(0.05)
+    assert (await Turn.objects.aget(pk=turn_id)).status == TurnStatus.FINISHED
+    resumed = await client.get(f"/api/turns/{turn_id}/events", {"last_seq": 1}, headers=SSE)
+    replayed = [f["data"] for f in await frames(resumed)]
+    assert [e["seq"] for e in replayed] == list(range(2, replayed[-1]["seq"] + 1))
+    assert replayed[-1]["type"] == "finished"
+
+
+async def test_an_idle_sse_stream_sends_ping_comments(
+    client: AsyncClient, use_providers: Callable[..., None], settings: LazySettings
+) -> None:
+    settings.RAG_KEEPALIVE_S = 0.05
+    use_providers(ScriptedComposer(pieces=["Part one [c1]. ", "Part two [c1]."], delay_s=0.3))
+    response = await ask(client, {"question": "How many days of leave?"}, **SSE)
+    body = b"".join([chunk async for chunk in response.streaming_content]).decode()
+    blocks = body.removesuffix("\n\n").split("\n\n")
+    assert ": ping" in blocks
+    events = [b for b in blocks if b != ": ping"]
+    assert events[-1].startswith("id: ") and "event: finished" in events[-1]

@@ -88,10 +88,15 @@ def test_a_conversation_renders_its_past_turns_with_chips_badge_and_followups(
     page = ada.get(f"/c/{conversation.pk}/").content.decode()
 
     assert "How many days of leave?" in page
-    source = f"/documents/{turn.citations.get().document_id}/source/"
+    # The chip reads the document in the page (the preview opens on a plain click).
+    source = f"/documents/{turn.citations.get().document_id}/read/"
     chip = re.search(r'Employees take 26 days\.<a class="chip" href="([^"]+)"[^>]*>1</a> Ask', page)
     assert chip and chip.group(1) == source
-    assert 'class="badge band-green"' in page and "confidence 0.82" in page
+    assert 'data-alias="c1"' in page
+    # The badge in words, the score for hover and screen readers; no routing labels.
+    assert 'class="badge band-green"' in page and "Well supported" in page
+    assert "Support score 0.82 of 1" in page
+    assert "factual" not in page.lower() and "T1" not in page
     assert (
         '<button type="button" class="followup" dir="auto">Can leave carry over?</button>' in page
     )

@@ -28,7 +28,7 @@ OnCommit = Callable[..., AbstractContextManager[list[Callable[[], Any]]]]
 
 # Pinned budgets; they hold for 5 rows and for 20 documents / 50 chunks alike.
 COLLECTION_LIST_QUERIES = 5
-DOCUMENT_LIST_QUERIES = 8
+DOCUMENT_LIST_QUERIES = 10  # + documents waiting, + the latest worker heartbeat
 CHUNK_LIST_QUERIES = 4
 
 GUIDE_MD = b"# Leave policy\n\nEmployees take twenty-six days of annual leave a year.\n"
@@ -37,7 +37,7 @@ VPN_TXT = b"The VPN uses WireGuard. Ask the help desk for a configuration file.\
 
 @pytest.fixture
 def immediate_tasks(settings: LazySettings) -> None:
-    """Enqueued tasks run at once, as a db_worker would shortly after the commit."""
+    """Enqueued tasks run at once, as a task worker would shortly after the commit."""
     settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
 
 

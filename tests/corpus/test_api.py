@@ -77,7 +77,7 @@ def test_empty_file_is_accepted_then_fails_with_message(
     django_capture_on_commit_callbacks: object,
     settings: object,
 ) -> None:
-    # The immediate backend runs the task at enqueue, as a db_worker would shortly after.
+    # The immediate backend runs the task at enqueue, as a task worker would shortly after.
     settings.TASKS = {  # type: ignore[attr-defined]
         "default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}
     }

@@ -1,5 +1,5 @@
 """GET /documents/<id>/source/: the original file for readers of its collection, a 404 with a
-message when the stored file is gone."""
+message when the stored file is gone (reading it in the page, /read/, says the same)."""
 
 from __future__ import annotations
 
@@ -26,14 +26,15 @@ def test_the_original_is_downloaded_as_an_attachment(reader: Client) -> None:
     assert response["Content-Disposition"].startswith('attachment; filename="leave.md"')
 
 
-def test_a_missing_file_is_a_404_with_a_message(reader: Client) -> None:
+@pytest.mark.parametrize("view", ["source", "read"])
+def test_a_missing_file_is_a_404_with_a_message(reader: Client, view: str) -> None:
     document = DocumentFactory.create()
     document.file.storage.delete(document.file.name)
-    response = reader.get(f"/documents/{document.pk}/source/")
+    response = reader.get(f"/documents/{document.pk}/{view}/")
     assert response.status_code == 404
     assert "original file of this document is missing" in response.content.decode()
     Document.objects.filter(pk=document.pk).update(file="")
-    assert reader.get(f"/documents/{document.pk}/source/").status_code == 404
+    assert reader.get(f"/documents/{document.pk}/{view}/").status_code == 404
 
 
 def test_a_private_collection_is_a_404_like_a_missing_document(reader: Client) -> None:

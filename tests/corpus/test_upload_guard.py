@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.conf import LazySettings
 from django.contrib.auth.models import Group, Permission, User
+from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connections
 from rest_framework.test import APIClient
@@ -39,8 +40,27 @@ def _upload(client: APIClient, name: str, data: bytes, collection: str = "IT") -
     )
 
 
-def _stored(document: Document) -> Path:
-    return Path(document.file.path)
+class _Stored:
+    """A stored original by name, whichever storage keeps it (database or file system)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Stored) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def exists(self) -> bool:
+        return default_storage.exists(self.name)
+
+    def unlink(self) -> None:
+        default_storage.delete(self.name)
+
+
+def _stored(document: Document) -> _Stored:
+    return _Stored(document.file.name or "")
 
 
 def test_a_path_in_the_filename_is_stored_under_a_safe_name(settings: LazySettings) -> None:
@@ -48,9 +68,22 @@ def test_a_path_in_the_filename_is_stored_under_a_safe_name(settings: LazySettin
     assert response.status_code == 202
     document = Document.objects.get()
     assert document.filename == "passwd.txt"
-    media = Path(settings.MEDIA_ROOT).resolve()
-    assert _stored(document).resolve().is_relative_to(media)
-    assert _stored(document).name == "passwd.txt"
+    name = document.file.name or ""
+    assert name.startswith("documents/") and ".." not in name and name.endswith("/passwd.txt")
+
+
+def test_with_file_system_storage_the_name_stays_under_media_root(
+    settings: LazySettings,
+) -> None:
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    }
+    response = _upload(_client("ada"), "../../etc/passwd.txt", b"root:x:0:0")
+    assert response.status_code == 202
+    stored = Path(Document.objects.get().file.path).resolve()
+    assert stored.is_relative_to(Path(settings.MEDIA_ROOT).resolve())
+    assert stored.name == "passwd.txt" and stored.read_bytes() == b"root:x:0:0"
 
 
 def test_uploads_beyond_the_hourly_limit_are_refused_per_user(settings: LazySettings) -> None:

@@ -11,10 +11,14 @@ from typing import Any
 
 import pytest
 from django.conf import LazySettings
+from django.contrib.auth.models import User
+from playwright.sync_api import Page, expect
+from pytest_django.live_server_helper import LiveServer
 
 from tests.conftest import CountingEmbedder
 
 E2E_DIR = Path(__file__).resolve().parent
+ADMIN_PASSWORD = "a-long-e2e-password"
 CHROMIUM = "/usr/bin/chromium"
 # No sandbox (containers run as root), no GPU, and nothing that phones home during a test run.
 CHROMIUM_ARGS = [
@@ -53,3 +57,16 @@ def e2e_settings(settings: LazySettings, embedder: CountingEmbedder) -> Counting
     """Uploads are processed during the request (immediate tasks) by the fast fake embedder."""
     settings.TASKS = {"default": {"BACKEND": "django_tasks.backends.immediate.ImmediateBackend"}}
     return embedder
+
+
+@pytest.fixture
+def admin_page(page: Page, live_server: LiveServer) -> Page:
+    """A browser page logged into the admin through the login form, as a superuser."""
+    User.objects.create_superuser("admin", "admin@example.com", ADMIN_PASSWORD)
+    page.set_default_timeout(10_000)
+    page.goto(f"{live_server.url}/admin/")
+    page.get_by_label("Username").fill("admin")
+    page.get_by_label("Password").fill(ADMIN_PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("button", name="Log out")).to_be_visible()
+    return page

@@ -49,7 +49,7 @@ def test_serve_bootstraps_starts_a_worker_and_daphne(started: dict[str, Any]) ->
 
     assert started["bootstrapped"]
     (worker,) = started["workers"]
-    assert worker.args[-2:] == ["db_worker", "--no-reload"] and worker.stopped
+    assert worker.args[-1] == "worker" and worker.stopped
     assert started["server"][-5:] == [
         "-b",
         "127.0.0.1",

@@ -34,7 +34,7 @@ def citations_listed() -> QuerySet[Citation]:
 def turns_listed(*, user_id: int) -> QuerySet[Turn]:
     """The user's turns with their citations, in conversation order."""
     return (
-        Turn.objects.filter(conversation__user_id=user_id)
+        Turn.objects.filter(conversation__user_id=user_id, conversation__deleted_at__isnull=True)
         .select_related("conversation")
         .prefetch_related(Prefetch("citations", queryset=citations_listed()))
         .order_by("conversation_id", "index")

@@ -6,15 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from uuid import UUID
 
-from django.db import transaction
-
-from apps.answers.models import Conversation, TurnStatus
-from apps.answers.services import conversation_title_set
+from apps.answers.models import Conversation
+from apps.answers.services import ConversationBusy, conversation_hide, conversation_title_set
 from apps.answers.turn.entry import turn_events, turn_open
 
-
-class ConversationBusy(Exception):
-    """The conversation still has a turn being answered (answered 409)."""
+__all__ = ["ConversationBusy", "answer_ask", "conversation_delete", "conversation_rename"]
 
 
 def conversation_rename(*, conversation: Conversation, title: str) -> Conversation:
@@ -24,14 +20,9 @@ def conversation_rename(*, conversation: Conversation, title: str) -> Conversati
 
 
 def conversation_delete(*, conversation: Conversation) -> None:
-    """Delete a conversation with its turns, events and citations; refused while a turn is
-    still streaming, whose pipeline would otherwise keep writing to rows that are gone."""
-    with transaction.atomic():
-        # The same lock `turn_start` takes, so no turn starts between the check and the delete.
-        Conversation.objects.select_for_update().filter(pk=conversation.pk).first()
-        if conversation.turns.filter(status=TurnStatus.STREAMING).exists():
-            raise ConversationBusy("A question in this conversation is still being answered")
-        Conversation.objects.filter(pk=conversation.pk).delete()
+    """The owner's delete, as on the chat page: hidden from them, kept for the audit until the
+    retention purges it (`conversation_hide`)."""
+    conversation_hide(conversation_id=conversation.pk)
 
 
 async def answer_ask(

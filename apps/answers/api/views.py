@@ -89,8 +89,9 @@ class ConversationList(OwnedApiView, generics.ListAPIView[Conversation]):
     patch=extend_schema(responses={200: ConversationSerializer, 400: ErrorSerializer}),
 )
 class ConversationDetail(OwnedApiView, generics.RetrieveUpdateDestroyAPIView[Conversation]):
-    """One conversation with its turns; PATCH renames it (`title`), DELETE removes it with its
-    turns (refused with 409 while a question in it is still being answered)."""
+    """One conversation with its turns; PATCH renames it (`title`), DELETE removes it from the
+    owner's list (the audit keeps its turns until the retention purges them; refused with 409
+    while a question in it is still being answered)."""
 
     http_method_names = ["get", "patch", "delete", "head", "options"]
 

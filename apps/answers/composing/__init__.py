@@ -16,6 +16,7 @@ from apps.answers.composing.extractive import ExtractiveComposer
 from apps.answers.composing.followups import followups_suggest
 from apps.answers.composing.openai_composer import OpenAIComposer
 from apps.answers.composing.types import (
+    ANSWER_TRUNCATED,
     EMPTY_ANSWER,
     MODEL_INTERRUPTED,
     MODEL_TIMEOUT,
@@ -30,6 +31,7 @@ from apps.answers.composing.types import (
 )
 
 __all__ = [
+    "ANSWER_TRUNCATED",
     "EMPTY_ANSWER",
     "MODEL_INTERRUPTED",
     "MODEL_TIMEOUT",

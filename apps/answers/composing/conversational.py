@@ -1,8 +1,8 @@
 """Replies to greetings, thanks and questions about the assistant: no retrieval, no markers.
 
-With a chat model the reply is a short streamed completion; without one, or when the
-model fails before its first word, a fixed reply in the user's language says what the
-platform does. No SupportSignal is sent: there is nothing a reply here could cite.
+With a chat model the reply is a short streamed completion; without one a fixed reply in
+the user's language says what the platform does. A model that fails before its first word
+raises, so the turn falls back to the fixed replies and records why (as for answers). No SupportSignal is sent: there is nothing a reply here could cite.
 """
 
 from __future__ import annotations
@@ -12,7 +12,13 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 
 from apps.answers.composing.openai_composer import composer_error, stream_pieces
 from apps.answers.composing.prompts import conversational_messages
-from apps.answers.composing.types import ComposeRequest, ComposerEvent, TextDelta
+from apps.answers.composing.types import (
+    EMPTY_ANSWER,
+    ComposeRequest,
+    ComposerError,
+    ComposerEvent,
+    TextDelta,
+)
 from apps.answers.providers.chat import ChatError, ChatModel
 from apps.corpus.text import greeting_kind, split_sentences
 
@@ -45,6 +51,11 @@ def message_kind(query: str) -> str:
     return greeting_kind(query) or "about"
 
 
+def offline_pieces(request: ComposeRequest) -> list[str]:
+    sentences = split_sentences(offline_reply(request.query, request.language))
+    return [s if index == 0 else f" {s}" for index, s in enumerate(sentences)]
+
+
 def offline_reply(query: str, language: str) -> str:
     replies = REPLIES.get(language, REPLIES["en"])
     kind = message_kind(query)
@@ -65,22 +76,23 @@ class ConversationalResponder:
         self._max_tokens = max_tokens
 
     async def compose(self, request: ComposeRequest) -> AsyncIterator[ComposerEvent]:
+        if self._chat is None:
+            for text in offline_pieces(request):
+                yield TextDelta(text)
+            return
         shown = False
-        if self._chat is not None:
-            reply = self._model_reply(self._chat, request)
-            try:
-                async with contextlib.aclosing(reply):
-                    async for text in reply:
-                        shown = True
-                        yield TextDelta(text)
-            except ChatError as exc:
-                # Before the first word the fixed reply stands in; after it, the reply is cut.
-                if shown:
-                    raise composer_error(exc, started=True) from exc
+        reply = self._model_reply(self._chat, request)
+        try:
+            async with contextlib.aclosing(reply):
+                async for text in reply:
+                    shown = True
+                    yield TextDelta(text)
+        except ChatError as exc:
+            # Before the first word the turn hands over to the offline replies, and records
+            # why; after it, the reply is cut.
+            raise composer_error(exc, started=shown) from exc
         if not shown:
-            sentences = split_sentences(offline_reply(request.query, request.language))
-            for index, sentence in enumerate(sentences):
-                yield TextDelta(sentence if index == 0 else f" {sentence}")
+            raise ComposerError(EMPTY_ANSWER, "the model returned no reply")
 
     async def _model_reply(
         self, chat: ChatModel, request: ComposeRequest

@@ -11,11 +11,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-from collections.abc import AsyncGenerator, AsyncIterator, Collection, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Sequence
 
 from apps.answers.composing.layout import closest_titles, refusal_pieces
 from apps.answers.composing.prompts import CONFIDENCE_LABEL, answer_messages
 from apps.answers.composing.types import (
+    ANSWER_TRUNCATED,
     EMPTY_ANSWER,
     MODEL_INTERRUPTED,
     MODEL_TIMEOUT,
@@ -27,7 +28,14 @@ from apps.answers.composing.types import (
     SupportSignal,
     TextDelta,
 )
-from apps.answers.providers.chat import ChatError, ChatMessage, ChatModel, ChatTimeout
+from apps.answers.providers.chat import (
+    FINISH_LENGTH,
+    ChatError,
+    ChatMessage,
+    ChatModel,
+    ChatTimeout,
+    stream_finish_reason,
+)
 from apps.answers.streaming import citations_validate, extract_citations, sentences_without_citation
 from apps.corpus.text import last_sentence_start, normalise_text, split_sentences
 
@@ -163,8 +171,10 @@ async def stream_pieces(
     timeout_s: float,
     max_tokens: int,
     temperature: float = 0.2,
+    on_finish: Callable[[str | None], None] | None = None,
 ) -> AsyncGenerator[str, None]:
-    """The model's pieces, all within `timeout_s`; running out of time is a ChatTimeout."""
+    """The model's pieces, all within `timeout_s`; running out of time is a ChatTimeout.
+    `on_finish` hears why a complete reply ended (its finish reason, if the model says)."""
     deadline = asyncio.get_running_loop().time() + timeout_s
     pieces = chat.stream(messages=messages, temperature=temperature, max_tokens=max_tokens)
     try:
@@ -176,6 +186,8 @@ async def stream_pieces(
             except TimeoutError as exc:
                 raise ChatTimeout(f"no complete answer within {timeout_s:g} s") from exc
             if piece is None:
+                if on_finish is not None:
+                    on_finish(stream_finish_reason(pieces))
                 return
             yield piece
     finally:
@@ -198,11 +210,13 @@ class OpenAIComposer:
     async def compose(self, request: ComposeRequest) -> AsyncIterator[ComposerEvent]:
         tail = AnswerTail()
         shown: list[str] = []
+        ended: list[str | None] = []
         pieces = stream_pieces(
             self._chat,
             answer_messages(request),
             timeout_s=self._timeout_s,
             max_tokens=self._max_tokens,
+            on_finish=ended.append,
         )
         try:
             async with contextlib.aclosing(pieces):
@@ -217,6 +231,11 @@ class OpenAIComposer:
         if rest:
             shown.append(rest)
             yield TextDelta(rest)
+        if shown and ended == [FINISH_LENGTH]:
+            # What was written stays, but it is not a whole answer: say so, never "finished".
+            raise ComposerError(
+                ANSWER_TRUNCATED, f"the answer reached the {self._max_tokens}-token limit"
+            )
         async for event in self._closing_events("".join(shown), tail, request):
             yield event
 

@@ -12,11 +12,12 @@ from apps.answers.retrieval.types import ContextWindow
 from apps.answers.routing.types import HistoryMessage
 
 # ComposerError codes, which become the failed event's code. Before any text the turn
-# service falls back to the extractive composer; after text (`MODEL_INTERRUPTED`) it keeps
-# what was sent and marks it partial.
+# service falls back to the extractive composer; after text (`MODEL_INTERRUPTED`, or
+# `ANSWER_TRUNCATED` at the token limit) it keeps what was sent and marks it partial.
 MODEL_UNAVAILABLE = FailureCode.MODEL_UNAVAILABLE
 MODEL_TIMEOUT = FailureCode.MODEL_TIMEOUT
 MODEL_INTERRUPTED = FailureCode.MODEL_INTERRUPTED
+ANSWER_TRUNCATED = FailureCode.ANSWER_TRUNCATED  # after text, like MODEL_INTERRUPTED
 EMPTY_ANSWER = FailureCode.EMPTY_ANSWER
 
 
@@ -68,7 +69,8 @@ class Composer(Protocol):
 
 
 class ComposerError(Exception):
-    """Composition failed; raised before any text unless the code is `model_interrupted`."""
+    """Composition failed; raised before any text unless the code is `model_interrupted` or
+    `answer_truncated` (the text sent so far is then kept as a partial answer)."""
 
     def __init__(self, code: str, message: str = "", *, retryable: bool = False) -> None:
         super().__init__(message or code)

@@ -6,6 +6,7 @@ a turn (the router is left out: these are all questions by construction).
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -27,6 +28,8 @@ from apps.answers.turn.recorder import MemoryRecorder
 from apps.corpus.search import SearchFilters
 from apps.corpus.text import detect_language
 
+logger = logging.getLogger(__name__)
+
 
 @dataclass
 class AnswerScores:
@@ -43,6 +46,9 @@ class AnswerScores:
     cited_total: int = 0
     latency_ms: list[float] = field(default_factory=list)
     refusal_confidences: list[float] = field(default_factory=list)  # every refusal must be red
+    # Questions the composer failed on (query id, what went wrong): listed, left out of
+    # every figure above, and the run goes on.
+    errors: list[dict[str, str]] = field(default_factory=list)
 
     def summary(self, **extra: Any) -> dict[str, Any]:
         def share(values: Sequence[bool]) -> float:
@@ -69,6 +75,8 @@ class AnswerScores:
             "unanswerable": len(self.refused_unanswerable),
             "latency_ms_p50": round(percentile(self.latency_ms, 50), 1),
             "latency_ms_p95": round(percentile(self.latency_ms, 95), 1),
+            "composer_errors": len(self.errors),
+            "errors": self.errors,
             **extra,
         }
 
@@ -80,6 +88,7 @@ class AnsweredQuestion:
     refused: bool
     confidence: float  # blended exactly as a turn blends it
     ranked_documents: tuple[str, ...] = ()  # retrieval's order, a document at its best chunk
+    error: str = ""  # the composer's failure (after text, or with no fallback to take over)
 
 
 def answer_one(
@@ -125,7 +134,8 @@ async def question_answer(
     cited = tuple(dict.fromkeys(corpus_id_from_filename(c.source_file) for c in outcome.citations))
     confidence = answer_confidence(outcome=outcome, chunks=result.chunks)
     ranked = tuple(dict.fromkeys(corpus_id_from_filename(c.filename) for c in result.chunks))
-    return AnsweredQuestion(outcome.text, cited, outcome.refused, confidence, ranked)
+    error = f"{outcome.error.code}: {outcome.error}" if outcome.error else ""
+    return AnsweredQuestion(outcome.text, cited, outcome.refused, confidence, ranked, error)
 
 
 def answers_evaluate(
@@ -139,21 +149,36 @@ def answers_evaluate(
     scores = AnswerScores()
     for done, query in enumerate(queries, start=1):
         start = time.perf_counter()
-        answered = answer_one(query=query.text, providers=providers, filters=filters, budget=budget)
-        scores.latency_ms.append((time.perf_counter() - start) * 1000)
-        impossible = bool(query.extra.get("is_impossible"))
-        if impossible:
-            scores.refused_unanswerable.append(answered.refused)
+        error = ""
+        try:
+            answered = answer_one(
+                query=query.text, providers=providers, filters=filters, budget=budget
+            )
+            error = answered.error
+        except Exception as exc:  # one broken question must not cost the run its figures
+            logger.warning("Question %s failed: %s", query.query_id, exc, exc_info=True)
+            error = f"{type(exc).__name__}: {exc}"
+        if error:
+            scores.errors.append({"query_id": query.query_id, "error": error[:500]})
         else:
-            _score_answerable(scores, query, answered)
-        if answered.refused:
-            scores.refusal_confidences.append(answered.confidence)
-        else:
-            right = not impossible and any(d in query.relevant for d in answered.cited_documents)
-            scores.confidence_pairs.append((answered.confidence, right))
+            scores.latency_ms.append((time.perf_counter() - start) * 1000)
+            _score(scores, query, answered)
         if progress:
             progress(done)
     return scores
+
+
+def _score(scores: AnswerScores, query: BeirQuery, answered: AnsweredQuestion) -> None:
+    impossible = bool(query.extra.get("is_impossible"))
+    if impossible:
+        scores.refused_unanswerable.append(answered.refused)
+    else:
+        _score_answerable(scores, query, answered)
+    if answered.refused:
+        scores.refusal_confidences.append(answered.confidence)
+    else:
+        right = not impossible and any(d in query.relevant for d in answered.cited_documents)
+        scores.confidence_pairs.append((answered.confidence, right))
 
 
 def _score_answerable(scores: AnswerScores, query: BeirQuery, answered: AnsweredQuestion) -> None:

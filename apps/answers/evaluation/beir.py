@@ -83,7 +83,7 @@ def queries_load(dataset: Path, *, split: str) -> list[BeirQuery]:
 
 
 def corpus_load(*, dataset: Path, collection_name: str, workers: int = 2) -> Collection:
-    """Submit every record (unchanged ones are skipped) and let `workers` db_workers embed them
+    """Submit every record (unchanged ones are skipped) and let `workers` task workers embed them
     (0: process in this process, without the task queue)."""
     collection = collection_get_or_create(name=collection_name, description=f"BEIR {dataset.name}")
     from apps.corpus.tasks import document_process_task
@@ -111,13 +111,12 @@ def corpus_load(*, dataset: Path, collection_name: str, workers: int = 2) -> Col
 
 
 def _workers_run(count: int) -> None:
-    """Drain the task queue with `count` db_worker processes (the same path production uses)."""
+    """Drain the task queue with `count` worker processes (the same path production uses)."""
     command = [
         sys.executable,
         str(Path(settings.BASE_DIR) / "manage.py"),
-        "db_worker",
+        "worker",
         "--batch",
-        "--no-reload",
         "--no-startup-delay",
     ]
     processes = [subprocess.Popen(command) for _ in range(count)]  # noqa: S603

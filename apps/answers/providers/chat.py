@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Protocol
+
+# The finish reason of a reply cut off by the token limit (`max_tokens`), not ended by the model.
+FINISH_LENGTH = "length"
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,29 @@ class ChatUnavailable(ChatError):
 
 class ChatBadResponse(ChatError):
     """The server answered, but not usefully: garbage, empty, a 4xx or a schema violation."""
+
+
+class ChatStream:
+    """The pieces of one streamed reply. Once they are all read, `finish_reason` tells why the
+    reply ended ("stop", "length", ...; None when the server did not say)."""
+
+    def __init__(self, pieces: Callable[[ChatStream], AsyncGenerator[str, None]]) -> None:
+        self.finish_reason: str | None = None
+        self._pieces = pieces(self)
+
+    def __aiter__(self) -> ChatStream:
+        return self
+
+    async def __anext__(self) -> str:
+        return await anext(self._pieces)
+
+    async def aclose(self) -> None:
+        await self._pieces.aclose()
+
+
+def stream_finish_reason(stream: AsyncIterator[str]) -> str | None:
+    """The finish reason of a finished stream; None for a chat model that does not report one."""
+    return getattr(stream, "finish_reason", None)
 
 
 class ChatModel(Protocol):

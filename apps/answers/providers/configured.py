@@ -26,6 +26,10 @@ def chat_model_configured() -> ChatModel | None:
             api_key=settings.OPENAI_API_KEY,
             model=settings.RAG_CHAT_MODEL,
             timeout_s=settings.RAG_CHAT_TIMEOUT_S,
+            # Never longer than the whole call may take.
+            first_token_timeout_s=min(
+                settings.RAG_CHAT_FIRST_TOKEN_TIMEOUT_S, settings.RAG_CHAT_TIMEOUT_S
+            ),
         )
     )
 
@@ -45,6 +49,7 @@ def reranker_configured(mode: str | None = None) -> Reranker:
         base_url=settings.RAG_RERANK_BASE_URL,
         model=settings.RAG_RERANK_MODEL,
         api_key=settings.OPENAI_API_KEY,
+        timeout_s=settings.RAG_RERANK_TIMEOUT_S,
     )
 
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Mapping, Sequence
-from dataclasses import dataclass
+import weakref
+from collections.abc import AsyncGenerator, Awaitable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import openai
@@ -24,10 +25,12 @@ from apps.answers.providers.chat import (
     ChatError,
     ChatMessage,
     ChatSettings,
+    ChatStream,
     ChatTimeout,
     ChatUnavailable,
     ChatUsage,
 )
+from apps.answers.providers.usage import usage_add, usage_estimate
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +47,26 @@ class _Request:
     max_tokens: int | None
 
 
+@dataclass
+class _Call:
+    """What one call learnt on its way: the usage the server reported and the text it got."""
+
+    messages: Sequence[ChatMessage]
+    usage: ChatUsage | None = None
+    text: list[str] = field(default_factory=list)
+    answered: bool = False  # the server took the request (a refused connection spent nothing)
+
+    def count(self) -> None:
+        # Every answered call counts towards the turn, an interrupted one too: its tokens
+        # were spent.
+        if not self.answered:
+            return
+        if self.usage is not None:
+            usage_add(self.usage)
+        else:
+            usage_add(usage_estimate(self.messages, "".join(self.text)), estimated=True)
+
+
 class OpenAIChatModel:
     """Streams and structured completions with bounded time and typed failures.
 
@@ -54,51 +77,80 @@ class OpenAIChatModel:
     def __init__(self, settings: ChatSettings) -> None:
         self.name = settings.model
         self._settings = settings
-        # Retries are ours (only before the first token), so the SDK must not add its own.
-        self._client = openai.AsyncOpenAI(
-            base_url=settings.base_url,
-            # Local servers need no key. An empty one would make the SDK fall back to
-            # OPENAI_API_KEY and send that secret to whatever server is configured.
-            api_key=settings.api_key or "no-key",
-            max_retries=0,
-            timeout=settings.timeout_s,
-        )
+        # One client per event loop: its pooled connections belong to the loop that opened
+        # them, and a worker calls through `async_to_sync`, a new loop every time.
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI]
+        self._clients = weakref.WeakKeyDictionary()
         self._last_usage: ChatUsage | None = None
         # Flipped once a server has rejected `stream_options`, so later calls skip the probe.
         self._send_stream_options = True
+
+    @property
+    def _client(self) -> openai.AsyncOpenAI:
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            client = self._clients[loop] = self._client_new()
+        return client
+
+    def _client_new(self) -> openai.AsyncOpenAI:
+        return openai.AsyncOpenAI(
+            base_url=self._settings.base_url,
+            # Local servers need no key. An empty one would make the SDK fall back to
+            # OPENAI_API_KEY and send that secret to whatever server is configured.
+            api_key=self._settings.api_key or "no-key",
+            # Retries are ours (only before the first token), so the SDK must not add its own.
+            max_retries=0,
+            timeout=self._settings.timeout_s,
+            # Our own HTTP client: the SDK's default one closes itself when garbage collected,
+            # on whatever loop runs then, and a loop that has closed since makes that fail with
+            # "Event loop is closed". Unclosed, its sockets are simply released.
+            http_client=openai.DefaultAsyncHttpxClient(timeout=self._settings.timeout_s),
+        )
 
     @property
     def last_usage(self) -> ChatUsage | None:
         return self._last_usage
 
     async def aclose(self) -> None:
-        await self._client.close()
+        """Close the client of the running loop (a short-lived loop calls this before it ends)."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.close()
 
-    async def stream(
+    def stream(
         self,
         *,
         messages: Sequence[ChatMessage],
         temperature: float = 0.2,
         max_tokens: int | None = None,
-    ) -> AsyncIterator[str]:
-        self._last_usage = None
+    ) -> ChatStream:
         request = _Request(_message_params(messages), temperature, max_tokens)
+        return ChatStream(lambda stream: self._stream(stream, request, _Call(messages)))
+
+    async def _stream(
+        self, stream: ChatStream, request: _Request, call: _Call
+    ) -> AsyncGenerator[str, None]:
+        self._last_usage = None
         deadline = _now() + self._settings.timeout_s
         retries_left = self._settings.max_retries_before_first_token
-        while True:
-            started = False
-            try:
-                async with contextlib.aclosing(self._stream_attempt(request, deadline)) as pieces:
-                    async for piece in pieces:
-                        started = True
-                        yield piece
-                return
-            except ChatError as exc:
-                # Once text reached the caller a retry would repeat it: never retry then.
-                if started or not _may_retry(exc, retries_left, deadline):
-                    raise
-                retries_left -= 1
-                logger.warning("chat stream failed before the first token, retrying: %s", exc)
+        try:
+            while True:
+                try:
+                    async with contextlib.aclosing(
+                        self._stream_attempt(request, deadline, stream, call)
+                    ) as pieces:
+                        async for piece in pieces:
+                            yield piece
+                    return
+                except ChatError as exc:
+                    # Once text reached the caller a retry would repeat it: never retry then.
+                    if call.text or not _may_retry(exc, retries_left, deadline):
+                        raise
+                    retries_left -= 1
+                    logger.warning("chat stream failed before the first token, retrying: %s", exc)
+        finally:
+            call.count()
 
     async def complete_json(
         self,
@@ -113,37 +165,44 @@ class OpenAIChatModel:
         request = _Request(_message_params(messages), temperature, max_tokens)
         deadline = _now() + self._settings.timeout_s
         retries_left = self._settings.max_retries_before_first_token
-        while True:
-            try:
-                return await self._complete_json_attempt(request, schema, schema_name, deadline)
-            except ChatError as exc:
-                if not _may_retry(exc, retries_left, deadline):
-                    raise
-                retries_left -= 1
-                logger.warning("chat JSON completion failed, retrying: %s", exc)
+        call = _Call(messages)
+        try:
+            while True:
+                try:
+                    return await self._complete_json_attempt(
+                        request, schema, schema_name, deadline, call
+                    )
+                except ChatError as exc:
+                    if not _may_retry(exc, retries_left, deadline):
+                        raise
+                    retries_left -= 1
+                    logger.warning("chat JSON completion failed, retrying: %s", exc)
+        finally:
+            call.count()
 
     async def _stream_attempt(
-        self, request: _Request, deadline: float
+        self, request: _Request, deadline: float, stream: ChatStream, call: _Call
     ) -> AsyncGenerator[str, None]:
         first_deadline = min(deadline, _now() + self._settings.first_token_timeout_s)
-        stream = await _by(first_deadline, self._open_stream(request), "a first token")
+        chunks = await _by(first_deadline, self._open_stream(request), "a first token")
+        call.answered = True
         try:
-            got_text = False
             while True:
-                step_deadline = deadline if got_text else first_deadline
-                waiting_for = "the rest of the answer" if got_text else "a first token"
-                chunk = await _by(step_deadline, anext(stream, None), waiting_for)
+                step_deadline = deadline if call.text else first_deadline
+                waiting_for = "the rest of the answer" if call.text else "a first token"
+                chunk = await _by(step_deadline, anext(chunks, None), waiting_for)
                 if chunk is None:
                     break
-                self._record_usage(chunk.usage)
+                self._record_usage(chunk.usage, call)
+                stream.finish_reason = _finish_reason(chunk) or stream.finish_reason
                 text = _delta_text(chunk)
                 if text:
-                    got_text = True
+                    call.text.append(text)
                     yield text
-            if not got_text:
+            if not call.text:
                 raise ChatBadResponse("the model returned an empty completion")
         finally:
-            await stream.close()
+            await chunks.close()
 
     async def _open_stream(self, request: _Request) -> openai.AsyncStream[ChatCompletionChunk]:
         if self._send_stream_options:
@@ -171,7 +230,12 @@ class OpenAIChatModel:
         )
 
     async def _complete_json_attempt(
-        self, request: _Request, schema: Mapping[str, Any], schema_name: str, deadline: float
+        self,
+        request: _Request,
+        schema: Mapping[str, Any],
+        schema_name: str,
+        deadline: float,
+        call: _Call,
     ) -> str:
         completion = await _by(
             deadline,
@@ -187,15 +251,17 @@ class OpenAIChatModel:
             ),
             "a JSON completion",
         )
-        self._record_usage(completion.usage)
+        call.answered = True
+        self._record_usage(completion.usage, call)
         content = completion.choices[0].message.content if completion.choices else None
         if not content or not content.strip():
             raise ChatBadResponse("the model returned an empty JSON completion")
+        call.text.append(content)
         return content
 
-    def _record_usage(self, usage: CompletionUsage | None) -> None:
+    def _record_usage(self, usage: CompletionUsage | None, call: _Call) -> None:
         if usage is not None:
-            self._last_usage = ChatUsage(
+            call.usage = self._last_usage = ChatUsage(
                 prompt_tokens=usage.prompt_tokens or 0,
                 completion_tokens=usage.completion_tokens or 0,
             )
@@ -243,6 +309,14 @@ def _translate(exc: Exception) -> ChatError:
             retryable=False,
         )
     return ChatBadResponse(f"unusable answer from the chat server: {exc}")
+
+
+def _finish_reason(chunk: ChatCompletionChunk) -> str | None:
+    try:
+        reason = chunk.choices[0].finish_reason if chunk.choices else None
+    except (AttributeError, IndexError, TypeError):
+        return None
+    return reason if isinstance(reason, str) else None
 
 
 def _delta_text(chunk: ChatCompletionChunk) -> str:

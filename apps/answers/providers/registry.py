@@ -24,6 +24,7 @@ from apps.answers.providers.configured import (
     reranker_configured,
 )
 from apps.answers.retrieval.pipeline import RetrievalConfig, Retriever
+from apps.answers.routing.fallback import FallbackClassifier
 from apps.answers.routing.llm import LLMClassifier
 from apps.answers.routing.trained import TrainedClassifier
 from apps.answers.routing.types import QueryClassifier
@@ -48,9 +49,19 @@ class Providers:
 
 
 def _classifier(chat: ChatModel | None) -> QueryClassifier:
+    trained = TrainedClassifier.from_artefact()
     if settings.RAG_ROUTER == "llm" and chat is not None:
-        return LLMClassifier(json_chat_adapter(chat), timeout_s=settings.RAG_ROUTER_TIMEOUT_S)
-    return TrainedClassifier.from_artefact()
+        timeout_s = settings.RAG_ROUTER_TIMEOUT_S
+        llm = LLMClassifier(json_chat_adapter(chat), timeout_s=timeout_s)
+        return FallbackClassifier(llm, trained, timeout_s=timeout_s)
+    return trained
+
+
+def _router_timeout_s(classifier: QueryClassifier) -> float:
+    # The LLM router's own limit is RAG_ROUTER_TIMEOUT_S; its fallback needs time after that.
+    if isinstance(classifier, FallbackClassifier):
+        return classifier.total_timeout_s
+    return settings.RAG_ROUTER_TIMEOUT_S
 
 
 @cache
@@ -64,9 +75,10 @@ def _configured_providers() -> Providers:
         if online and chat
         else extractive
     )
+    classifier = _classifier(chat)
     return Providers(
         embedder=embedder,
-        classifier=_classifier(chat),
+        classifier=classifier,
         retriever=Retriever(
             embedder=embedder,
             config=RetrievalConfig(
@@ -74,15 +86,16 @@ def _configured_providers() -> Providers:
                 if settings.RAG_KEYWORD_SCORING == "ts_rank_cd"
                 else "bm25",
                 ef_search=settings.RAG_HNSW_EF_SEARCH,
+                expansion_timeout_s=settings.RAG_EXPANSION_TIMEOUT_S,
             ),
             reranker=reranker_configured(),
             chat=chat,
         ),
         composer=composer,
         fallback_composer=extractive if composer is not extractive else None,
-        responder=ConversationalResponder(chat=chat),
+        responder=ConversationalResponder(chat=chat, timeout_s=settings.RAG_SMALL_TALK_TIMEOUT_S),
         chat=chat,
-        router_timeout_s=settings.RAG_ROUTER_TIMEOUT_S,
+        router_timeout_s=_router_timeout_s(classifier),
         rewrite_timeout_s=settings.RAG_REWRITE_TIMEOUT_S,
         context_budget_tokens=settings.RAG_CONTEXT_BUDGET_TOKENS,
         bump_threshold=settings.RAG_ROUTER_BUMP_THRESHOLD,

@@ -5,6 +5,7 @@ Configuration is validated once at construction; each stage is timed into the tr
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -27,7 +28,7 @@ from apps.answers.retrieval.types import (
     RetrievedChunk,
 )
 from apps.answers.routing.types import Strategy
-from apps.corpus.embedders import Embedder
+from apps.corpus.embedders import Embedder, EmbedderError
 from apps.corpus.search import (
     KeywordQuery,
     KeywordScoring,
@@ -41,6 +42,8 @@ Mode = Literal["hybrid", "dense", "keyword"]
 MODES: tuple[Mode, ...] = get_args(Mode)
 KEYWORD_SCORINGS: tuple[KeywordScoring, ...] = get_args(KeywordScoring)
 MAX_QUERY_CHARS = 2000  # longer input is cut: no passage is that long, and it bounds the SQL
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -137,14 +140,7 @@ class Retriever:
         dense: list[ScoredChunk] = []
         keyword: list[ScoredChunk] = []
         if self.config.mode != "keyword":
-            vector = await self._embed(text, request, trace, kind)
-            with _timed(trace, f"dense:{kind}"):
-                dense = await sync_to_async(chunks_dense_search)(
-                    embedding=vector,
-                    filters=request.filters,
-                    limit=self.config.dense_k,
-                    ef_search=self.config.ef_search,
-                )
+            dense = await self._dense(text, request, trace, kind)
         if self.config.mode != "dense":
             with _timed(trace, f"keyword:{kind}"):
                 keyword = await sync_to_async(chunks_keyword_search)(
@@ -161,6 +157,25 @@ class Retriever:
                 dense_weight=self.config.dense_weight,
                 keyword_weight=self.config.keyword_weight,
                 variant=kind,
+            )
+
+    async def _dense(
+        self, text: str, request: RetrievalRequest, trace: RetrievalTrace, kind: str
+    ) -> list[ScoredChunk]:
+        try:
+            vector = await self._embed(text, request, trace, kind)
+        except EmbedderError as exc:
+            # The keyword leg still answers; the trace says why meaning played no part.
+            logger.warning("Dense search skipped, the embedder failed: %s", exc)
+            trace.models["embedder_error"] = str(exc)[:300]
+            return []
+        with _timed(trace, f"dense:{kind}"):
+            return await sync_to_async(chunks_dense_search)(
+                embedding=vector,
+                filters=request.filters,
+                limit=self.config.dense_k,
+                ef_search=self.config.ef_search,
+                model_id=self.embedder.model_id,
             )
 
     async def _embed(

@@ -7,6 +7,7 @@ sentences per query (seconds, not milliseconds) — see docs/benchmarks.md.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -53,14 +54,18 @@ class RemoteReranker:
     async def rerank(self, *, query: str, passages: Sequence[str]) -> list[RerankScore] | None:
         body = {"model": self._model, "query": query, "documents": list(passages)}
         try:
-            async with httpx.AsyncClient(timeout=self._timeout) as client:
+            # httpx limits each read and write; the whole request gets the same limit too.
+            async with (
+                asyncio.timeout(self._timeout),
+                httpx.AsyncClient(timeout=self._timeout) as client,
+            ):
                 response = await client.post(self._url, json=body, headers=self._headers)
                 response.raise_for_status()
                 results = response.json()["results"]
                 scores = [
                     RerankScore(int(r["index"]), float(r["relevance_score"])) for r in results
                 ]
-        except (httpx.HTTPError, KeyError, TypeError, ValueError) as exc:
+        except (httpx.HTTPError, TimeoutError, KeyError, TypeError, ValueError) as exc:
             logger.warning("Reranker %s failed, keeping the fused order: %s", self.name, exc)
             return None
         valid = [s for s in scores if 0 <= s.index < len(passages)]

@@ -18,7 +18,6 @@ from apps.answers.providers.chat import reply_json_object
 from apps.answers.routing.policy import EMPTY_QUERY_REASON, fallback_classification
 from apps.answers.routing.types import (
     INTENT_DESCRIPTIONS,
-    LANGUAGES,
     STRATEGY_DEFINITIONS,
     STRATEGY_FOR_TIER,
     TIER_DEFINITIONS,
@@ -65,7 +64,6 @@ ROUTER_SCHEMA: Mapping[str, Any] = {
         "tier": {"type": "string", "enum": [str(t) for t in Tier]},
         "strategy": {"type": "string", "enum": [str(s) for s in Strategy]},
         "decomposed_steps": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_STEPS},
-        "language": {"type": "string", "enum": sorted(LANGUAGES)},
         "reasoning": {"type": "string", "maxLength": MAX_REASONING_CHARS},
     },
     "required": [
@@ -74,7 +72,6 @@ ROUTER_SCHEMA: Mapping[str, Any] = {
         "tier",
         "strategy",
         "decomposed_steps",
-        "language",
         "reasoning",
     ],
     "additionalProperties": False,
@@ -104,7 +101,6 @@ sub-question per part (split on "and", "also", "and then", "?", "؟", "و همچ
 an empty list. At most {MAX_STEPS}, in the language of the query.
 - A short follow-up ("and for contractors?", "what about the second one") continues the \
 conversation: give it the intent of the question it follows.
-- language: "fa" if the query is mostly Persian (Arabic script), else "en".
 - confidence: your probability, from 0 to 1, that the intent is right.
 - reasoning: one short sentence.
 
@@ -193,7 +189,6 @@ def parse_classification(raw: str, *, query: str) -> Classification:
         # Only chit-chat may skip retrieval; anything else gets at least one lookup.
         tier = Tier.T1
     steps = () if intent is Intent.CONVERSATIONAL else _steps(data.get("decomposed_steps"))
-    language = str(data.get("language", "")).strip().lower()
     return Classification(
         intent=intent,
         confidence=_confidence(data.get("confidence")),
@@ -201,7 +196,9 @@ def parse_classification(raw: str, *, query: str) -> Classification:
         # The strategy is a function of the tier; a disagreeing or invalid value loses.
         strategy=STRATEGY_FOR_TIER[tier],
         decomposed_steps=steps,
-        language=language if language in LANGUAGES else detect_language(query),
+        # Detected here, never taken from the model: small models answer "fa" for English
+        # queries often enough to send English speakers Persian answers.
+        language=detect_language(query),
         reasoning=str(data.get("reasoning", "")).strip()[:MAX_REASONING_CHARS],
         classifier="llm",
     )

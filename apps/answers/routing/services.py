@@ -12,6 +12,8 @@ import json
 import tempfile
 from pathlib import Path
 
+from django.conf import settings
+
 from apps.answers.models import LabelledQuery, RouterEvaluation
 from apps.answers.providers.configured import chat_model_configured, json_chat_adapter
 from apps.answers.routing.evaluation import (
@@ -85,7 +87,9 @@ def router_classifier_build(
     chat = chat_model_configured()
     if chat is None:
         raise RouterConfigurationError("--classifier llm needs OPENAI_BASE_URL and RAG_CHAT_MODEL")
-    return LLMClassifier(json_chat_adapter(chat))
+    # Measured as configured: the same limit a turn gives it (raise RAG_ROUTER_TIMEOUT_S
+    # for the run to score a slow model without its timeouts).
+    return LLMClassifier(json_chat_adapter(chat), timeout_s=settings.RAG_ROUTER_TIMEOUT_S)
 
 
 def router_evaluation_run(
@@ -96,7 +100,13 @@ def router_evaluation_run(
     if not examples:
         raise RouterConfigurationError(f"No examples with split {split!r} in {dataset}")
     result = asyncio.run(
-        router_evaluate(classifier=classifier, examples=examples, use_context=use_context)
+        router_evaluate(
+            classifier=classifier,
+            examples=examples,
+            use_context=use_context,
+            # A little over the classifier's own limit, so its timeout is what fires.
+            timeout_s=settings.RAG_ROUTER_TIMEOUT_S + 1.0,
+        )
     )
     RouterEvaluation.objects.create(
         classifier=classifier.name,

@@ -115,6 +115,8 @@ class Classification:
     language: str
     reasoning: str
     classifier: str
+    # Set when the configured classifier failed and another one decided: why it failed.
+    fallback_reason: str = ""
 
     def __post_init__(self) -> None:
         # Validated here so that no classifier, however broken, can hand on a bad value.
@@ -137,6 +139,7 @@ class Classification:
             "language": self.language,
             "reasoning": self.reasoning,
             "classifier": self.classifier,
+            **({"fallback_reason": self.fallback_reason} if self.fallback_reason else {}),
         }
 
 

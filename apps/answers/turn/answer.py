@@ -4,6 +4,7 @@ trusted from the model's text."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import AsyncIterator
 
@@ -22,10 +23,18 @@ from apps.answers.routing.policy import RoutingDecision
 from apps.answers.routing.types import Strategy, TurnAction
 from apps.answers.services import citations_store, turn_context_record
 from apps.answers.streaming import sentences_without_citation
-from apps.answers.turn.compose_stream import ComposeOutcome, answer_confidence, compose_events
+from apps.answers.turn.compose_stream import (
+    ComposeOutcome,
+    answer_confidence,
+    attributed_events,
+    compose_events,
+)
 from apps.answers.turn.search_results import search_results_data
 from apps.answers.turn.speculation import Speculation
 from apps.answers.turn.state import TurnState, retrieval_record, turn_finish
+from apps.corpus.embedders import EmbedderError
+
+logger = logging.getLogger(__name__)
 
 
 async def answer_events(
@@ -60,6 +69,10 @@ async def answer_events(
         request=request,
         recorder=state.recorder,
         outcome=outcome,
+    ):
+        yield envelope
+    async for envelope in attributed_events(
+        request=request, recorder=state.recorder, outcome=outcome
     ):
         yield envelope
     state.timings["compose_ms"] = round((time.perf_counter() - compose_start) * 1000, 2)
@@ -126,16 +139,7 @@ async def _after_answer(
     value = answer_confidence(outcome=outcome, chunks=result.chunks)
     band = confidence_band(value)
     yield await state.recorder.emit(EventType.CONFIDENCE, {"value": round(value, 3), "band": band})
-    questions = await followups_suggest(
-        query=state.question,
-        answer_text=outcome.text,
-        context=request.context,
-        cited_aliases={r.alias for r in outcome.citations},
-        candidates=result.chunks,
-        embedder=providers.embedder,
-        chat=providers.chat,
-        language=request.language,
-    )
+    questions = await _followups(state, request, result, outcome, providers)
     # The documents the suggestions may draw on, so a replay can withhold them from a reader
     # who may no longer see one of those documents.
     sources = sorted({c.document_id for c in result.chunks})
@@ -160,12 +164,37 @@ async def _after_answer(
     yield await turn_finish(state, finished)
 
 
+async def _followups(
+    state: TurnState,
+    request: ComposeRequest,
+    result: RetrievalResult,
+    outcome: ComposeOutcome,
+    providers: Providers,
+) -> list[str]:
+    try:
+        return await followups_suggest(
+            query=state.question,
+            answer_text=outcome.text,
+            context=request.context,
+            cited_aliases={r.alias for r in outcome.citations},
+            candidates=result.chunks,
+            embedder=providers.embedder,
+            chat=providers.chat,
+            language=request.language,
+        )
+    except EmbedderError as exc:  # suggestions are a nicety; the answer stands without them
+        logger.warning("No follow-up suggestions, the embedder failed: %s", exc)
+        return []
+
+
 def _failure(state: TurnState, outcome: ComposeOutcome) -> TurnFailed:
     code = _failure_code(outcome.error.code if outcome.error else FailureCode.EMPTY_ANSWER)
     message = (
-        "The model stopped before finishing; the partial answer is kept."
-        if outcome.text
-        else "No answer could be produced."
+        "No answer could be produced."
+        if not outcome.text
+        else "The answer reached the model's length limit and is incomplete."
+        if code == FailureCode.ANSWER_TRUNCATED
+        else "The model stopped before finishing; the partial answer is kept."
     )
     return TurnFailed(
         code=code,

@@ -6,6 +6,7 @@ import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
+from apps.answers.composing.attribution import answer_attribute
 from apps.answers.composing.confidence import (
     confidence_blend,
     refusal_confidence,
@@ -76,6 +77,28 @@ async def compose_events(
                 yield envelope
     async for envelope in sink.close():
         yield envelope
+
+
+async def attributed_events(
+    *, request: ComposeRequest, recorder: EventRecorder, outcome: ComposeOutcome
+) -> AsyncIterator[Envelope]:
+    """An answer without a single [cN] marker gets the passages its sentences copy, as
+    attributed sources (a `citation` event with kind "attributed"), never as cited ones."""
+    if outcome.marks or outcome.refused or not outcome.text.strip():
+        return
+    aliases = request.context.by_alias()
+    seen: set[str] = set()
+    for found in answer_attribute(text=outcome.text, context=request.context):
+        if found.alias in seen:
+            continue
+        seen.add(found.alias)
+        record = citation_record(
+            aliases[found.alias], position=found.position, kind=CitationKind.ATTRIBUTED
+        )
+        outcome.citations.append(record)
+        yield await recorder.emit(
+            EventType.CITATION, {**citation_data(record), "kind": str(CitationKind.ATTRIBUTED)}
+        )
 
 
 class _Sink:

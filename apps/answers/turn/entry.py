@@ -1,17 +1,20 @@
 """The one entry every transport uses to open, run and follow a turn: the WebSocket consumer,
-the SSE views and `manage.py ask`.
+the SSE views, the REST API and `manage.py ask`.
 
 Views, consumers and commands gate (authentication, request shape) and forward; everything that
 decides whether a question may be asked, and every write, happens behind this module.
+
+A turn runs to its end unless someone asks to cancel it: the transports start it detached from
+their connection (`turn_launch`) and follow it like any other client (`turn_follow`), so a
+dropped connection cancels nothing and the answer can be resumed on any process.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import contextvars
 import logging
-import time
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from uuid import UUID
@@ -19,19 +22,12 @@ from uuid import UUID
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 
 from apps.answers.events import TERMINAL_EVENTS, Envelope, FailureCode
-from apps.answers.models import Turn
+from apps.answers.leases import conversation_turns_cancel, turn_cancel_request
+from apps.answers.models import Conversation, Turn
 from apps.answers.providers.registry import providers_default
-from apps.answers.replay import turn_events_visible
-from apps.answers.selectors import (
-    conversation_get,
-    turn_events_since,
-    turn_is_streaming,
-    turns_asked_since,
-    user_collection_ids_readable,
-)
+from apps.answers.selectors import conversation_get, user_collection_ids_readable
 from apps.answers.services import (
     InvalidQuestion,
     conversation_start,
@@ -39,14 +35,21 @@ from apps.answers.services import (
     turn_readable_record,
     turn_start,
 )
+from apps.answers.turn.follow import turn_follow
+from apps.answers.turn.keeper import lease_keep
 from apps.answers.turn.recorder import TurnRecorder
 from apps.answers.turn.run import turn_run
 from apps.corpus.search import SearchFilters
 from apps.corpus.selectors import UnknownCollection, collection_ids_resolve
+from ragplatform.rate_limits import rate_take
+
+__all__ = ["turn_follow"]  # followed through this entry like everything else
 
 logger = logging.getLogger(__name__)
 
 _UNAVAILABLE = "The answering service is not available right now; please try again later."
+_BROKE = "Something went wrong while answering; please try again."
+_RUNNING: set[asyncio.Task[None]] = set()  # turns this process answers for a transport
 
 
 class RateLimited(Exception):
@@ -57,6 +60,7 @@ class RateLimited(Exception):
 class OpenedTurn:
     turn: Turn
     filters: SearchFilters
+    superseded: tuple[int, ...] = ()  # answers in its conversation it asked to cancel
 
 
 async def turn_open(
@@ -91,23 +95,32 @@ def _turn_open(
     cleaned = question_clean(question)
     readable = user_collection_ids_readable(user_id=user_id)
     collection_ids = _collections(collection_names, readable=readable)
+    conversation: Conversation | None = None
+    if conversation_id is not None:
+        conversation = conversation_get(conversation_id=conversation_id, user_id=user_id)
     if user_id is not None:
         _rate_limit(user_id)
-    if conversation_id is None:
+    superseded: list[int] = []
+    if conversation is None:
         conversation = conversation_start(user_id=user_id)
     else:
-        conversation = conversation_get(conversation_id=conversation_id, user_id=user_id)
+        # A new question supersedes the answer still streaming in the same conversation.
+        superseded = conversation_turns_cancel(conversation_id=conversation.pk)
     with transaction.atomic():  # a turn never exists without the record of what it may read
         turn = turn_start(conversation=conversation, question=cleaned)
         turn_readable_record(turn_id=turn.pk, collection_ids=collection_ids)
-    return OpenedTurn(turn=turn, filters=SearchFilters(collection_ids=collection_ids))
+    return OpenedTurn(
+        turn=turn,
+        filters=SearchFilters(collection_ids=collection_ids),
+        superseded=tuple(superseded),
+    )
 
 
 def _rate_limit(user_id: int) -> None:
-    # Counted from the stored turns, so the limit holds across processes and transports.
+    # Counted and recorded in one statement in the database, so two processes (or two
+    # sockets of one user) can never both take the last question of the minute.
     limit = settings.RAG_ASKS_PER_MINUTE
-    since = timezone.now() - timedelta(minutes=1)
-    if turns_asked_since(user_id=user_id, since=since) >= limit:
+    if not rate_take(key=f"asks:{user_id}", amount=1, limit=limit, window=timedelta(minutes=1)):
         raise RateLimited(f"At most {limit} questions a minute; please wait a moment.")
 
 
@@ -139,9 +152,12 @@ def conversation_id_parse(value: object) -> UUID | None:
 
 
 async def turn_events(*, turn_id: int, filters: SearchFilters) -> AsyncIterator[Envelope]:
-    """`turn_run` over the configured providers, ending the turn as cancelled however the
-    caller stops early: a task cancel lands inside `turn_run`, which stores the event itself,
-    but a caller that just drops or closes this generator would otherwise leave it streaming."""
+    """`turn_run` over the configured providers, holding the turn's lease while it runs.
+
+    The turn stops early only when the shared state says so (a cancel request, nobody
+    following it for RAG_TURN_ABANDON_S, or someone else ended it) or when the caller closes
+    this generator; either way it ends with a stored terminal event, which is yielded last
+    when the caller is still listening."""
     try:
         providers = await sync_to_async(providers_default)()
     except Exception:
@@ -150,16 +166,75 @@ async def turn_events(*, turn_id: int, filters: SearchFilters) -> AsyncIterator[
             turn_id=turn_id, code=FailureCode.MODEL_UNAVAILABLE, message=_UNAVAILABLE
         )
         return
-    stream = turn_run(turn_id=turn_id, providers=providers, filters=filters)
-    ended = False
+    queue: asyncio.Queue[Envelope | None] = asyncio.Queue()
+    work = asyncio.create_task(
+        _pump(turn_run(turn_id=turn_id, providers=providers, filters=filters), queue)
+    )
+    keeper = asyncio.create_task(lease_keep(turn_id=turn_id, stop=work.cancel))
     try:
-        async for envelope in stream:
+        ended = False
+        while (envelope := await queue.get()) is not None:
             ended = envelope["type"] in TERMINAL_EVENTS
             yield envelope
+        if not ended:  # stopped: `turn_run` stored its end but, cancelled, could not yield it
+            code = FailureCode.CANCELLED if work.cancelled() else FailureCode.INTERNAL
+            yield await turn_abandon(turn_id=turn_id, code=code, message=_ending_message(code))
     finally:
-        if not ended and isinstance(stream, AsyncGenerator):
-            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                await stream.athrow(asyncio.CancelledError())
+        keeper.cancel()
+        work.cancel()  # a caller that stops listening stops the turn (`turn_launch` never does)
+        await asyncio.wait({work, keeper})
+
+
+async def _pump(events: AsyncIterator[Envelope], queue: asyncio.Queue[Envelope | None]) -> None:
+    try:
+        async for envelope in events:
+            queue.put_nowait(envelope)
+    finally:
+        queue.put_nowait(None)
+
+
+def _ending_message(code: FailureCode) -> str:
+    return "The answer was cancelled." if code == FailureCode.CANCELLED else _BROKE
+
+
+def turn_launch(*, turn_id: int, filters: SearchFilters) -> None:
+    """Run the turn in this process to its end, whoever follows it: the transports' clients
+    follow it with `turn_follow` and may come and go (and resume on another process)."""
+    # A fresh context: the turn outlives the request that asked it, so it must not inherit
+    # the request's thread for database calls (Django gives each request its own, and a
+    # thread created for a finished request would hold a database connection forever).
+    task = asyncio.create_task(_run_to_end(turn_id, filters), context=contextvars.Context())
+    _RUNNING.add(task)
+    task.add_done_callback(_RUNNING.discard)
+
+
+async def turns_launched_wait(*, timeout_s: float) -> int:
+    """Wait up to `timeout_s` for the turns this process launched to end, then cancel the
+    rest (each then ends as cancelled); returns how many were still running."""
+    running = set(_RUNNING)
+    if running:
+        _done, pending = await asyncio.wait(running, timeout=timeout_s)
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending)
+        return len(pending)
+    return 0
+
+
+async def _run_to_end(turn_id: int, filters: SearchFilters) -> None:
+    try:
+        async for _envelope in turn_events(turn_id=turn_id, filters=filters):
+            pass  # stored and announced as it happens; followers hear it from there
+    except Exception:
+        logger.exception("The answer to turn %s broke off", turn_id)
+        await turn_abandon(turn_id=turn_id, code=FailureCode.INTERNAL, message=_BROKE)
+
+
+async def turn_cancel(*, turn_id: int) -> bool:
+    """Ask whichever process answers the turn to stop it; its followers get `failed
+    cancelled`. False if the turn had already ended."""
+    return await sync_to_async(turn_cancel_request)(turn_id=turn_id)
 
 
 async def turn_abandon(
@@ -174,43 +249,3 @@ async def turn_abandon(
     if recorder.terminal is not None:
         return recorder.terminal
     return await recorder.fail(code, message)
-
-
-async def turn_follow(
-    *,
-    turn_id: int,
-    user_id: int | None,
-    last_seq: int = 0,
-    timeout_s: float = 120.0,
-    poll_s: float = 0.25,
-) -> AsyncIterator[Envelope]:
-    """The stored events after `last_seq`, without what `user_id` may no longer read; while
-    the turn is still being answered (by any process), keep polling the store until its
-    terminal event or `timeout_s`."""
-    deadline = time.monotonic() + timeout_s
-    readable = await sync_to_async(user_collection_ids_readable)(user_id=user_id)
-    while True:
-        events, stored_seq = await sync_to_async(_events_visible)(
-            turn_id=turn_id, last_seq=last_seq, readable=readable
-        )
-        last_seq = max(last_seq, stored_seq)
-        for envelope in events:
-            yield envelope
-            if envelope["type"] in TERMINAL_EVENTS:
-                return
-        if time.monotonic() >= deadline:
-            return
-        if not events and not await sync_to_async(turn_is_streaming)(turn_id=turn_id):
-            # The turn may have ended between reading its events and its status (both are
-            # written in one transaction): read once more, but never wait long.
-            deadline = min(deadline, time.monotonic() + 4 * poll_s)
-        await asyncio.sleep(poll_s)
-
-
-def _events_visible(
-    *, turn_id: int, last_seq: int, readable: frozenset[int] | None
-) -> tuple[list[Envelope], int]:
-    """The visible events after `last_seq`, and the last stored seq (withheld ones count)."""
-    events = turn_events_since(turn_id=turn_id, last_seq=last_seq)
-    stored_seq = events[-1]["seq"] if events else last_seq
-    return turn_events_visible(turn_id=turn_id, events=events, readable=readable), stored_seq

@@ -6,11 +6,13 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from asgiref.sync import sync_to_async
+from django.db import IntegrityError
 
 from apps.answers.events import TERMINAL_EVENTS, Envelope, EventType, FailureCode
-from apps.answers.outcomes import TurnFailed, TurnOutcome
+from apps.answers.outcomes import TurnFailed, TurnOutcome, TurnUsage
+from apps.answers.providers.usage import UsageMeter
 from apps.answers.selectors import turn_events_since
-from apps.answers.services import turn_end, turn_event_append
+from apps.answers.services import turn_end, turn_event_append, turn_usage_record
 
 
 class EventRecorder(Protocol):
@@ -26,6 +28,8 @@ class TurnRecorder:
         self.turn_id = turn_id
         self.seq = last_seq
         self.terminal: Envelope | None = None
+        # The turn's model calls add their tokens here (see `providers.usage`).
+        self.usage = UsageMeter()
 
     @classmethod
     async def resume(cls, turn_id: int) -> TurnRecorder:
@@ -52,9 +56,22 @@ class TurnRecorder:
     async def end(self, outcome: TurnOutcome) -> Envelope:
         self._check_open(EventType.FINISHED)
         self.seq += 1
-        self.terminal = await sync_to_async(turn_end)(
-            turn_id=self.turn_id, seq=self.seq, outcome=outcome
-        )
+        if self.usage.calls:
+            usage = TurnUsage(
+                self.usage.prompt_tokens, self.usage.completion_tokens, self.usage.source
+            )
+            await sync_to_async(turn_usage_record)(turn_id=self.turn_id, usage=usage)
+        try:
+            self.terminal = await sync_to_async(turn_end)(
+                turn_id=self.turn_id, seq=self.seq, outcome=outcome
+            )
+        except IntegrityError:
+            # Ended meanwhile by someone else (interrupted after its lease lapsed): the
+            # database refused a second end, and the stored one stands.
+            stored = await TurnRecorder.resume(self.turn_id)
+            if stored.terminal is None:
+                raise
+            self.terminal = stored.terminal
         return self.terminal
 
     async def fail(self, code: FailureCode, message: str) -> Envelope:

@@ -14,10 +14,12 @@ from collections.abc import AsyncIterator
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
+from apps.answers.composing.conversational import ConversationalResponder
 from apps.answers.composing.types import ComposeRequest
 from apps.answers.events import Envelope, EventType, FailureCode
 from apps.answers.outcomes import TurnClassified, TurnFinished
 from apps.answers.providers.registry import Providers
+from apps.answers.providers.usage import usage_meter_close, usage_meter_open
 from apps.answers.retrieval.types import ContextWindow, RetrievalResult
 from apps.answers.routing.policy import RoutingDecision, routing_decide
 from apps.answers.routing.types import Intent, TurnAction
@@ -39,6 +41,7 @@ async def turn_run(
     *, turn_id: int, providers: Providers, filters: SearchFilters | None = None
 ) -> AsyncIterator[Envelope]:
     recorder = TurnRecorder(turn_id)
+    counting = usage_meter_open(recorder.usage)
     try:
         async for envelope in _turn(turn_id, providers, filters or SearchFilters(), recorder):
             yield envelope
@@ -52,6 +55,8 @@ async def turn_run(
             yield await recorder.fail(
                 FailureCode.INTERNAL, "Something went wrong while answering; please try again."
             )
+    finally:
+        usage_meter_close(counting)
 
 
 async def _turn(
@@ -84,6 +89,8 @@ async def _classified(
 ) -> Envelope:
     c = speculation.classification
     state.timings["spans"] = speculation.spans_ms
+    if c.fallback_reason:
+        state.fallback_reason = f"router {c.fallback_reason}"
     classified = TurnClassified(
         intent=str(c.intent),
         router_confidence=c.confidence,
@@ -162,12 +169,16 @@ async def _chat(
     )
     async for envelope in compose_events(
         composer=providers.responder,
-        fallback=None,
+        fallback=ConversationalResponder(),  # the fixed replies, when the model fails
         request=request,
         recorder=state.recorder,
         outcome=outcome,
     ):
         yield envelope
-    yield await turn_finish(
-        state, TurnFinished(answer=outcome.text, action=TurnAction.CHAT, composer=outcome.composer)
+    finished = TurnFinished(
+        answer=outcome.text,
+        action=TurnAction.CHAT,
+        composer=outcome.composer,
+        fallback_reason=outcome.fallback_reason,
     )
+    yield await turn_finish(state, finished)

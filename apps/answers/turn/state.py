@@ -28,6 +28,8 @@ class TurnState:
     recorder: TurnRecorder
     started: float = field(default_factory=time.perf_counter)
     timings: dict[str, Any] = field(default_factory=dict)
+    # Why a stage before composing fell back (the LLM router); joined with the composer's.
+    fallback_reason: str = ""
 
     def timings_total(self) -> dict[str, Any]:
         timings = dict(self.timings)
@@ -45,4 +47,9 @@ async def retrieval_record(state: TurnState, result: RetrievalResult) -> None:
 
 async def turn_finish(state: TurnState, finished: TurnFinished) -> Envelope:
     """End the turn with a reply; the total time is taken here, as the last thing it does."""
-    return await state.recorder.end(replace(finished, timings_ms=state.timings_total()))
+    reasons = [r for r in (state.fallback_reason, finished.fallback_reason) if r]
+    return await state.recorder.end(
+        replace(
+            finished, timings_ms=state.timings_total(), fallback_reason="; ".join(reasons)[:300]
+        )
+    )

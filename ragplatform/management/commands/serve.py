@@ -15,13 +15,15 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", type=int, default=8000)
-        parser.add_argument("--no-worker", action="store_true", help="do not start db_worker")
+        parser.add_argument(
+            "--no-worker", action="store_true", help="do not start a task worker (manage.py worker)"
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         platform_bootstrap(say=self.stdout.write)
         worker = None
         if not options["no_worker"]:
-            worker = subprocess.Popen([sys.executable, "manage.py", "db_worker", "--no-reload"])
+            worker = subprocess.Popen([sys.executable, "manage.py", "worker"])
         url = f"http://{options['host']}:{options['port']}/"
         self.stdout.write(f"Serving on {url} (admin: {url}admin/). Ctrl-C stops.")
         try:

@@ -196,7 +196,9 @@ def test_rename_sets_a_one_line_title(api: APIClient, user: User) -> None:
     assert api.put(f"/api/conversations/{conversation.pk}/", {"title": "x"}).status_code == 405
 
 
-def test_delete_removes_the_conversation_with_its_turns(api: APIClient, user: User) -> None:
+def test_delete_hides_the_conversation_and_the_audit_keeps_its_turns(
+    api: APIClient, user: User
+) -> None:
     conversation = ConversationFactory.create(user=user)
     turn = TurnFactory.create(conversation=conversation)
     TurnEventFactory.create(turn=turn)
@@ -206,10 +208,16 @@ def test_delete_removes_the_conversation_with_its_turns(api: APIClient, user: Us
     response = api.delete(f"/api/conversations/{conversation.pk}/")
 
     assert response.status_code == 204
-    assert list(Conversation.objects.all()) == [kept]
-    assert not Turn.objects.exists() and not TurnEvent.objects.exists()
-    assert not Citation.objects.exists()
+    listed = api.get("/api/conversations/").json()["results"]
+    assert [c["id"] for c in listed] == [str(kept.pk)]
     assert api.get(f"/api/conversations/{conversation.pk}/").status_code == 404
+    assert api.get(f"/api/turns/{turn.pk}/").status_code == 404
+    assert api.delete(f"/api/conversations/{conversation.pk}/").status_code == 404
+    # The audit still has every row, marked with when its owner deleted it.
+    conversation.refresh_from_db()
+    assert conversation.deleted_at is not None
+    assert Turn.objects.filter(pk=turn.pk).exists() and TurnEvent.objects.exists()
+    assert Citation.objects.exists()
 
 
 def test_delete_waits_for_a_question_still_being_answered(api: APIClient, user: User) -> None:

@@ -40,5 +40,10 @@ class Command(BaseCommand):
         )
         summary = scores.summary(dataset=dataset.name, composer=providers.composer.name)
         self.stdout.write(json.dumps(summary, indent=2))
+        if scores.errors:
+            self.stderr.write(
+                f"{len(scores.errors)} of {len(queries)} questions failed in the composer; "
+                'they are listed under "errors" and left out of the figures.'
+            )
         if options["json"]:
             options["json"].write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")

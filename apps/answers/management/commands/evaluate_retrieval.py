@@ -34,7 +34,7 @@ class Command(BaseCommand):
         parser.add_argument("--strategy", choices=RETRIEVING_STRATEGIES, default=Strategy.SIMPLE)
         parser.add_argument("--limit", type=int, default=None, help="first N queries only")
         parser.add_argument(
-            "--workers", type=int, default=2, help="db_worker processes for loading"
+            "--workers", type=int, default=2, help="task worker processes for loading"
         )
         parser.add_argument("--json", type=Path, default=None, help="write the figures here")
 

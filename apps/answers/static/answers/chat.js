@@ -15,6 +15,9 @@
   const stopButton = document.getElementById("stop-button");
   const connection = document.getElementById("connection");
   const template = document.getElementById("turn-template");
+  const strings = document.getElementById("answer-strings")?.dataset ?? {};
+  // Every word the page shows comes from the template, in the interface language.
+  const STRINGS = JSON.parse(document.getElementById("chat-strings")?.textContent || "{}");
 
   const state = {
     socket: null,
@@ -48,7 +51,8 @@
   }
 
   function sourceUrl(documentId) {
-    return Number.isInteger(documentId) ? `/documents/${documentId}/source/` : null;
+    // Reads the document in the page; a plain click opens the preview panel instead.
+    return Number.isInteger(documentId) ? `/documents/${documentId}/read/` : null;
   }
 
   function nearBottom() {
@@ -91,6 +95,7 @@
     const url = localUrl(chip.url);
     const node = el(url ? "a" : "span", String(chip.number), "chip");
     if (url) node.href = url;
+    if (chip.alias) node.dataset.alias = chip.alias; // preview.js opens this source
     const page = chip.page ? `, p. ${chip.page}` : "";
     const snippet = chip.snippet ? ` — ${String(chip.snippet).slice(0, 200)}` : "";
     node.title = `${chip.title || "Source"}${page}${snippet}`;
@@ -138,6 +143,7 @@
 
   function list(tag, items, marker, chips) {
     const node = el(tag);
+    node.dir = "auto"; // the markers sit on the side the items read from
     for (const item of items) node.append(block("li", item.replace(marker, ""), chips));
     return node;
   }
@@ -169,6 +175,7 @@
   function newView(question) {
     const li = template.content.firstElementChild.cloneNode(true);
     li.querySelector(".question").textContent = question;
+    li.dataset.status = "streaming";
     document.getElementById("empty")?.remove();
     messages.appendChild(li);
     messages.scrollTop = messages.scrollHeight;
@@ -204,7 +211,7 @@
     const url = localUrl(chip.url);
     const title = el(url ? "a" : "span", chip.title || "Source");
     if (url) title.href = url;
-    if (chip.snippet) title.title = String(chip.snippet).slice(0, 300);
+    if (chip.alias) title.dataset.alias = chip.alias;
     item.append(title);
     if (chip.page) item.append(" ", el("span", `p. ${chip.page}`, "page"));
     sources.append(item);
@@ -244,9 +251,6 @@
   }
 
   const HANDLERS = {
-    classification(view, data) {
-      part(view, ".route").textContent = `${String(data.intent).replace("_question", "")} · ${data.tier}`;
-    },
     token(view, data) {
       view.text += data.text;
       renderRich(view.textEl, view.text, view.chips);
@@ -255,6 +259,7 @@
       if (view.aliases.has(data.alias)) return;
       const chip = {
         number: view.aliases.size + 1,
+        alias: data.alias,
         offset: view.text.length, // a citation arrives right after the text it supports
         url: sourceUrl(data.document),
         title: data.title || data.source_file,
@@ -275,8 +280,13 @@
       show(box, true);
     },
     confidence(view, data) {
+      // Words a person understands; the score stays available on hover and to screen readers.
       const badge = part(view, ".badge");
-      badge.textContent = `confidence ${Number(data.value).toFixed(2)}`;
+      const words = { green: strings.wellSupported, yellow: strings.partlySupported, red: strings.notSupported };
+      const score = String(strings.supportScore).replace("{score}", Number(data.value).toFixed(2));
+      badge.querySelector(".badge-words").textContent = words[data.band] ?? "";
+      badge.querySelector(".badge-score").textContent = ` (${score})`;
+      badge.title = score;
       badge.className = `badge band-${data.band}`;
       show(badge, true);
     },
@@ -286,10 +296,12 @@
     finished(view, data) {
       if (data.action === "clarify") view.textEl.replaceChildren();
       notice(view, "");
+      view.el.dataset.status = "finished";
     },
     failed(view, data) {
       const stopped = data.code === "cancelled";
       notice(view, stopped ? "Stopped." : data.message, !stopped);
+      view.el.dataset.status = stopped ? "cancelled" : "failed";
     },
   };
 
@@ -302,9 +314,19 @@
     }
   }
 
+  function resetForReplay(view) {
+    view.textEl.replaceChildren();
+    for (const selector of [".sources", ".results", ".followups", ".clarification", ".badge", ".notice"]) {
+      const node = part(view, selector);
+      if (selector !== ".badge") node.replaceChildren();
+      show(node, false);
+    }
+  }
+
   // --- the socket ----------------------------------------------------------------------
 
   function onEnvelope(envelope) {
+    if (envelope.type === "ping") return; // the server's keepalive: nothing to show
     if (envelope.type === "accepted") return onAccepted(envelope);
     const view = envelope.turn != null ? state.views.get(envelope.turn) : null;
     if (!view) {
@@ -345,14 +367,8 @@
     const path = `${chat.dataset.chatUrl}c/${id}/`;
     history.replaceState(null, "", path);
     document.querySelector(".chat-header h1").textContent = question;
-    const sidebar = document.getElementById("conversations");
-    for (const item of sidebar.querySelectorAll("li.current")) item.classList.remove("current");
-    const item = el("li", null, "current");
-    const link = el("a", question.length > 60 ? `${question.slice(0, 59)}…` : question);
-    link.href = path;
-    link.dir = "auto";
-    item.append(link);
-    sidebar.prepend(item);
+    // The conversation list (conversations.js) shows the new conversation in its place.
+    document.dispatchEvent(new CustomEvent("chat:conversation", { detail: { id } }));
   }
 
   function flash(message) {
@@ -374,9 +390,14 @@
     socket.addEventListener("open", () => {
       state.retries = 0;
       connection.textContent = "";
+      chat.classList.remove("reconnecting");
+      chat.dataset.connected = "true"; // for styles and browser tests
       const view = state.current;
       // Back after a drop mid-answer: ask for exactly what we missed.
-      if (view && view.turn && !view.ended) send({ type: "resume", turn: view.turn, last_seq: view.lastSeq });
+      if (view && view.turn && !view.ended) {
+        notice(view, "");
+        send({ type: "resume", turn: view.turn, turn_id: view.turn, last_seq: view.lastSeq });
+      }
     });
     socket.addEventListener("message", (event) => {
       let envelope;
@@ -388,12 +409,15 @@
       onEnvelope(envelope);
     });
     socket.addEventListener("close", (event) => {
+      delete chat.dataset.connected;
       if (event.code === 4401) {
         location.assign(`${chat.dataset.loginUrl}?next=${encodeURIComponent(location.pathname)}`);
         return;
       }
-      if (state.pending) onRefused({ message: "The connection dropped before the question arrived; please ask again." });
-      connection.textContent = "Reconnecting…";
+      if (state.pending) onRefused({ message: STRINGS.dropped });
+      connection.textContent = STRINGS.reconnecting;
+      chat.classList.add("reconnecting");
+      if (state.current && !state.current.ended) notice(state.current, STRINGS.reconnecting);
       const delay = Math.min(500 * 2 ** state.retries, 8000);
       state.retries += 1;
       setTimeout(connect, delay);
@@ -403,12 +427,15 @@
   function ask(question) {
     const text = question.trim();
     if (!text) return;
-    if (state.pending) return flash("Still sending the last question…");
+    if (state.pending) return flash(STRINGS.still_sending);
     const view = newView(text);
     state.pending = view;
     const message = { type: "ask", question: text };
     if (state.conversation) message.conversation = state.conversation;
-    if (!send(message)) onRefused({ message: "Not connected yet; please try again in a moment." });
+    // The collection picker's choice; none ticked means every readable collection.
+    const picked = [...document.querySelectorAll("#collection-picker input:checked")].map((box) => box.value);
+    if (picked.length) message.collections = picked;
+    if (!send(message)) onRefused({ message: STRINGS.not_connected });
   }
 
   // --- wiring --------------------------------------------------------------------------
@@ -441,8 +468,9 @@
       renderRich(view.textEl, stored.answer, stored.citations);
     }
     if (li.dataset.status === "streaming") {
-      // Reloaded mid-answer: replay it from the start over the socket.
-      view.textEl.replaceChildren();
+      // Reloaded mid-answer: replay it from the start over the socket, onto an empty answer,
+      // so that nothing the server rendered so far is shown twice.
+      resetForReplay(view);
       view.answer.classList.add("streaming");
       state.views.set(view.turn, view);
       state.current = view;

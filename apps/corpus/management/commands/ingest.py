@@ -16,7 +16,7 @@ class Command(BaseCommand):
         parser.add_argument("paths", nargs="+", help="files or folders")
         parser.add_argument("--collection", default="Default", help="collection name")
         parser.add_argument(
-            "--wait", action="store_true", help="process now instead of queueing for db_worker"
+            "--wait", action="store_true", help="process now instead of queueing for a task worker"
         )
         parser.add_argument("--json", action="store_true", help="print one JSON line per file")
         parser.add_argument(

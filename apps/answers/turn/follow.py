@@ -1,0 +1,129 @@
+"""Following a turn from any process: the stored events after `last_seq`, then the live tail
+from LISTEN/NOTIFY, each event once, through its terminal event.
+
+Subscribe first, then read the store, then take notices, skipping every seq already passed:
+nothing committed after the subscription can be missed and nothing is sent twice. A notice
+that skips a seq, carries no event (too large) or follows a lost connection sends the
+follower back to the store. A follower that hears nothing for RAG_TURN_FOLLOW_CHECK_S checks
+the turn's lease itself, and ends a turn whose process is gone, so it always gets a
+terminal event.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import ParamSpec, TypeVar
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import close_old_connections
+
+from apps.answers.events import TERMINAL_EVENTS, Envelope
+from apps.answers.leases import turn_follow_check, turn_followed
+from apps.answers.models import Turn
+from apps.answers.notices import Notice
+from apps.answers.replay import turn_events_visible
+from apps.answers.selectors import turn_events_since, user_collection_ids_readable
+from apps.answers.turn.live import Signal, Subscription, turn_notices
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+# A follower's few reads run on the shared thread pool, not on its request's own thread (an SSE
+# stream would otherwise keep a thread and a connection for its whole life), and give their
+# connection back as a request would (kept only with DATABASE_CONN_MAX_AGE).
+def _db(read: Callable[_P, _R]) -> Callable[_P, Awaitable[_R]]:
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        close_old_connections()
+        try:
+            return read(*args, **kwargs)
+        finally:
+            close_old_connections()
+
+    return sync_to_async(run, thread_sensitive=False)
+
+
+class _Follower:
+    """What one follower has passed (`last_seq`, withheld events included) and whether live
+    events need the reader's visibility filter (only if they lost access since asking)."""
+
+    def __init__(self, *, turn_id: int, user_id: int | None, last_seq: int) -> None:
+        self.turn_id = turn_id
+        self.user_id = user_id
+        self.last_seq = last_seq
+        self.readable: frozenset[int] | None = None
+        self.filter_live = False
+        self.noted_at = time.monotonic()
+
+    def open(self) -> list[Envelope]:
+        self.readable = user_collection_ids_readable(user_id=self.user_id)
+        if self.readable is not None:
+            asked = Turn.objects.filter(pk=self.turn_id).values_list(
+                "readable_collections", flat=True
+            )
+            could_read = asked.first()
+            self.filter_live = could_read is None or not set(could_read) <= self.readable
+        turn_follow_check(turn_id=self.turn_id)
+        return self.stored()
+
+    def stored(self) -> list[Envelope]:
+        events = turn_events_since(turn_id=self.turn_id, last_seq=self.last_seq)
+        return self._passed(events)
+
+    def _passed(self, events: list[Envelope]) -> list[Envelope]:
+        if not events:
+            return []
+        self.last_seq = events[-1]["seq"]
+        return turn_events_visible(turn_id=self.turn_id, events=events, readable=self.readable)
+
+    def live(self, envelope: Envelope) -> list[Envelope]:
+        if not self.filter_live:
+            self.last_seq = envelope["seq"]
+            return [envelope]
+        return self._passed([envelope])
+
+    def check(self) -> list[Envelope]:
+        self.noted_at = time.monotonic()
+        turn_follow_check(turn_id=self.turn_id)
+        return self.stored()
+
+    def note(self) -> None:
+        self.noted_at = time.monotonic()
+        turn_followed(turn_id=self.turn_id)
+
+    def noted_long_ago(self) -> bool:
+        # Now and then, not per event: enough to show the turn is not abandoned.
+        return time.monotonic() - self.noted_at > settings.RAG_TURN_ABANDON_S / 4
+
+
+async def turn_follow(
+    *, turn_id: int, user_id: int | None, last_seq: int = 0
+) -> AsyncIterator[Envelope]:
+    """The events of `turn_id` after `last_seq`, without what `user_id` may no longer read,
+    through the terminal event, wherever the turn is being answered."""
+    follower = _Follower(turn_id=turn_id, user_id=user_id, last_seq=last_seq)
+    async with turn_notices(turn_id) as notices:
+        events = await _db(follower.open)()
+        while True:
+            for envelope in events:
+                yield envelope
+                if envelope["type"] in TERMINAL_EVENTS:
+                    return
+            events = await _next_events(follower, notices)
+
+
+async def _next_events(follower: _Follower, notices: Subscription) -> list[Envelope]:
+    heard = await notices.next(timeout=settings.RAG_TURN_FOLLOW_CHECK_S)
+    if heard is Signal.TIMEOUT:
+        return await _db(follower.check)()
+    if follower.noted_long_ago():
+        await _db(follower.note)()
+    if isinstance(heard, Notice) and heard.seq <= follower.last_seq:
+        return []  # already passed (or not an event: a cancel request)
+    if not isinstance(heard, Notice) or heard.envelope is None or heard.seq > follower.last_seq + 1:
+        return await _db(follower.stored)()  # lost notices, a gap, or too large
+    if follower.filter_live:
+        return await _db(follower.live)(heard.envelope)
+    return follower.live(heard.envelope)

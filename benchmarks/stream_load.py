@@ -1,0 +1,233 @@
+"""Answers under load on two server processes sharing PostgreSQL, then one process killed.
+
+Starts two daphne processes on 127.0.0.1 (`tests.stream_server`: fake retrieval and a
+composer of fixed speed, so the figures are the streaming path's, not a model's) on a fresh
+database, and drives N concurrent clients, half WebSocket and half SSE, alternating between
+the processes; every tenth is dropped mid-answer and resumes on the other process. Then a
+second, smaller wave asks on one process and follows from the other, and the first is killed
+with SIGKILL mid-answer: every follower must get a terminal event. `first_event_ms_alone` is
+one question with nothing else running: the pipeline's own time to its first event.
+
+    python benchmarks/stream_load.py --clients 200 [--json FILE]
+
+`--server-root DIR` runs the servers from another checkout (with this `tests/stream_server.py`
+copied in), to measure an older version the same way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+DATABASE = "ragplatform_stream_load"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=200)
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--pieces", type=int, default=24, help="pieces per answer")
+    parser.add_argument("--delay", type=float, default=0.25, help="seconds before each piece")
+    parser.add_argument("--lease", type=float, default=10.0, help="RAG_TURN_LEASE_S")
+    parser.add_argument("--follow-check", type=float, default=5.0, help="RAG_TURN_FOLLOW_CHECK_S")
+    parser.add_argument("--server-root", type=Path, default=REPO)
+    args = parser.parse_args(argv)
+    sys.path.insert(0, str(REPO))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ragplatform.settings")
+    database_fresh()
+    figures = asyncio.run(run(args))
+    print(json.dumps(figures, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    return 0
+
+
+def database_fresh() -> None:
+    """A new database for the run (dropped first if a previous run left it), migrated."""
+    import django
+    import psycopg
+    from django.conf import settings
+    from psycopg import sql
+
+    settings.DATABASES["default"]["NAME"] = DATABASE
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+
+    params = connection.get_connection_params()
+    keep = {"host", "port", "user", "password"}
+    conninfo = {k: v for k, v in params.items() if k in keep and v}
+    with psycopg.connect(**conninfo, dbname="postgres", autocommit=True) as admin:
+        admin.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(DATABASE))
+        )
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(DATABASE)))
+    call_command("migrate", verbosity=0)
+
+
+def users_with_cookies(count: int) -> list[str]:
+    from django.contrib.auth import get_user_model
+
+    from tests.answers.fakes import handbook_load
+    from tests.conftest import CountingEmbedder
+    from tests.processes import session_cookie
+
+    handbook_load(CountingEmbedder())
+    model = get_user_model()
+    users = [model.objects.create_user(f"load{i}", password=None) for i in range(count)]
+    return [session_cookie(user) for user in users]
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    from asgiref.sync import sync_to_async
+
+    from benchmarks.stream_clients import ClientRun, client_run
+    from tests.processes import Server, servers_env
+
+    cookies = await sync_to_async(users_with_cookies)(args.clients + 1)
+    work = Path(tempfile.mkdtemp(prefix="stream-load-"))
+    env = servers_env(
+        DATABASE,
+        PYTHONPATH=str(args.server_root),
+        RAG_TURN_LEASE_S=args.lease,
+        RAG_TURN_FOLLOW_CHECK_S=args.follow_check,
+        RAG_ASKS_PER_MINUTE=1000,
+        STREAM_PIECES=args.pieces,
+        STREAM_PIECE_DELAY_S=args.delay,
+    )
+    servers = [
+        Server(
+            env={**env, "STREAM_QUERY_COUNT": str(work / f"{name}.count")}, log=work / f"{name}.log"
+        )
+        for name in ("a", "b")
+    ]
+    await asyncio.gather(*(asyncio.to_thread(s.start) for s in servers))
+    try:
+        timeout = args.pieces * args.delay + 60
+        reference = await client_run(ClientRun("ws", servers[0], None, cookies[-1]), timeout)
+        load = await _load(args.clients, servers, cookies, timeout)
+        # A wave small enough that all of it follows from the survivor well before its end.
+        killed = await _kill_wave(min(max(args.clients // 10, 5), 20), servers, cookies, timeout)
+    finally:
+        for server in servers:
+            server.stop()
+    return await sync_to_async(figures_compute)(args, reference, load, killed)
+
+
+async def _load(
+    clients: int, servers: list[Any], cookies: list[str], timeout: float
+) -> dict[str, Any]:
+    from benchmarks.stream_clients import ClientRun, client_run
+
+    runs = []
+    for i in range(clients):
+        ask_on, other = servers[i % 2], servers[(i + 1) % 2]
+        dropped = i % 10 == 9  # 10% dropped mid-answer, resumed on the other process
+        runs.append(
+            ClientRun("ws" if i % 4 < 2 else "sse", ask_on, other if dropped else None, cookies[i])
+        )
+    before = _queries(servers)
+    started = time.monotonic()
+    done = await asyncio.gather(*(client_run(r, timeout) for r in runs))
+    elapsed = time.monotonic() - started
+    await asyncio.sleep(1.2)  # the counters are written twice a second
+    return {"runs": done, "queries": _queries(servers) - before, "elapsed_s": elapsed}
+
+
+async def _kill_wave(
+    clients: int, servers: list[Any], cookies: list[str], timeout: float
+) -> dict[str, Any]:
+    """Ask on the first process and follow from the second; kill the first mid-answer."""
+    from benchmarks.stream_clients import ClientRun, client_run
+
+    doomed, survivor = servers
+    runs = [
+        ClientRun("ws" if i % 2 else "sse", doomed, survivor, cookies[i], drop_after=1)
+        for i in range(clients)
+    ]
+    tasks = [asyncio.create_task(client_run(r, timeout)) for r in runs]
+    async with asyncio.timeout(timeout):
+        while not all(
+            r.following_again or task.done() for r, task in zip(runs, tasks, strict=True)
+        ):
+            await asyncio.sleep(0.05)
+    await asyncio.sleep(0.3)  # their resumes have reached the survivor
+    await asyncio.to_thread(doomed.kill)
+    killed_at = time.monotonic()
+    done = await asyncio.gather(*tasks)
+    return {"runs": done, "killed_at": killed_at}
+
+
+def _queries(servers: list[Any]) -> int:
+    total = 0
+    for server in servers:
+        path = Path(server.env["STREAM_QUERY_COUNT"])
+        total += int(path.read_text() or 0) if path.exists() else 0
+    return total
+
+
+def figures_compute(
+    args: argparse.Namespace, reference: Any, load: dict[str, Any], killed: dict[str, Any]
+) -> dict[str, Any]:
+    from apps.answers.selectors import turn_events_since
+
+    runs = load["runs"]
+    lost = duplicated = 0
+    events = 0
+    for r in [*runs, *killed["runs"]]:
+        stored = {e["seq"] for e in turn_events_since(turn_id=r.turn)} if r.turn else set()
+        got = [e["seq"] for e in r.received]
+        lost += len(stored - set(got))
+        duplicated += len(got) - len(set(got))
+    for r in runs:
+        events += len(turn_events_since(turn_id=r.turn)) if r.turn else 0
+    firsts = sorted((r.first_at - r.sent_at) * 1000 for r in runs if r.first_at is not None)
+    gaps = sorted(g * 1000 for r in runs for g in r.gaps)
+    finished = [r for r in runs if r.terminal and r.terminal["type"] == "finished"]
+    ends = [r.ended_at - killed["killed_at"] for r in killed["runs"] if r.ended_at]
+    interrupted = [
+        r for r in killed["runs"] if r.terminal and r.terminal["data"].get("code") == "interrupted"
+    ]
+    return {
+        "clients": args.clients,
+        "pieces": args.pieces,
+        "piece_delay_s": args.delay,
+        "lease_s": args.lease,
+        "turns_finished": len(finished),
+        "events_lost": lost,
+        "events_duplicated": duplicated,
+        "texts_identical": sum(1 for r in finished if r.text == reference.text and reference.text),
+        "first_event_ms_alone": round((reference.first_at - reference.sent_at) * 1000, 1),
+        "first_event_ms_p50": _pct(firsts, 50),
+        "first_event_ms_p95": _pct(firsts, 95),
+        "gap_ms_p95": _pct(gaps, 95),
+        "load_elapsed_s": round(load["elapsed_s"], 2),
+        "queries_per_event": round(load["queries"] / events, 3) if events else None,
+        "kill_followers": len(killed["runs"]),
+        "kill_followers_terminated": len(ends),
+        "kill_followers_interrupted": len(interrupted),
+        "kill_terminal_s": round(max(ends), 2) if len(ends) == len(killed["runs"]) else None,
+        "client_errors": sorted({r.error for r in [*runs, *killed["runs"]] if r.error})[:5],
+    }
+
+
+def _pct(values: list[float], q: int) -> float | None:
+    if not values:
+        return None
+    if len(values) == 1:
+        return round(values[0], 1)
+    return round(statistics.quantiles(values, n=100, method="inclusive")[q - 1], 1)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,164 @@
+"""The dashboard against the turn log: every figure equals a direct count over turns, and every
+link lands on a turn list showing that same count."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import re
+from html import unescape
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from apps.analytics.dashboard import Period, board_get, slots_for
+from apps.analytics.latency import BUCKET_BOUNDS_MS, latency_bucket
+from apps.analytics.models import ANY
+from apps.analytics.question_lists import period_turns_q, questions_refused
+from apps.answers.models import Citation, CitationKind, Turn
+from tests.analytics.dashboard_world import FIRST, LAST, World, world_build
+
+pytestmark = pytest.mark.django_db
+
+LINK = re.compile(r'<a href="(/admin/answers/turn/\?[^"]+)"[^>]*>(\d+)</a>')
+
+
+@pytest.fixture
+def world() -> World:
+    return world_build()
+
+
+def _cuts(world: World) -> list[tuple[int, int]]:
+    return [(ANY, ANY), (world.a.pk, ANY), (world.b.pk, world.g1.pk), (ANY, world.g2.pk)]
+
+
+def test_figures_equal_a_direct_count_over_the_turns(world: World) -> None:
+    for collection, group in _cuts(world):
+        period = Period(FIRST, LAST, collection, group)
+        turns = Turn.objects.filter(period_turns_q(period))
+        board = board_get(period=period)
+
+        assert board.total.turns == turns.count() > 0
+        assert board.total.refused == turns.filter(refused=True).count()
+        assert board.total.rated == turns.exclude(confidence=None).count()
+        assert board.total.feedback_down == turns.filter(feedback__rating="down").count()
+        assert board.total.green == turns.filter(confidence_band="green").count()
+        for line in board.intents:
+            assert line.total == turns.filter(intent=line.key).count()
+        for line in board.categories:
+            decided = turns.filter(category_decisions__category_id=int(line.key))
+            assert line.total == decided.count()
+            assert line.extra["feedback_up"] == decided.filter(feedback__rating="up").count()
+        for doc in board.documents_top:
+            cited = Citation.objects.filter(
+                turn__in=turns, document_id=doc.pk, kind=CitationKind.CITED
+            )
+            assert doc.turns == cited.values("turn").distinct().count()
+
+
+def test_latency_percentiles_bracket_the_true_ones(world: World) -> None:
+    board = board_get(period=Period(FIRST, LAST))
+    totals = sorted(float(t["total_ms"]) for t in Turn.objects.values_list("timings_ms", flat=True))
+    true_p50 = totals[len(totals) // 2]
+
+    assert board.total.p50_ms is not None and board.total.p95_ms is not None
+    assert abs(board.total.p50_ms - true_p50) <= 500  # within the bucket's width
+    slowest_bound = BUCKET_BOUNDS_MS[latency_bucket(max(totals))]
+    assert board.total.p50_ms <= board.total.p95_ms <= slowest_bound
+
+
+def test_previous_period_is_the_same_length_just_before(world: World) -> None:
+    week = Period(LAST - dt.timedelta(days=6), LAST)
+    board = board_get(period=week)
+
+    assert week.previous() == Period(FIRST, LAST - dt.timedelta(days=7))
+    assert board.previous.turns == Turn.objects.filter(period_turns_q(week.previous())).count()
+
+
+def test_slots_are_days_then_weeks_then_months() -> None:
+    assert len(slots_for(Period(FIRST, LAST))) == 14
+    quarter = slots_for(Period(LAST - dt.timedelta(days=89), LAST))
+    assert quarter[0].first == LAST - dt.timedelta(days=89) and quarter[-1].last == LAST
+    assert all(s.first.weekday() == 0 for s in quarter[1:]) and len(quarter) in (13, 14)
+    year = slots_for(Period(LAST - dt.timedelta(days=364), LAST))
+    assert len(year) == 13 and year[1].first.day == 1
+    days = [d for s in year for d in range((s.last - s.first).days + 1)]
+    assert len(days) == 365  # every day in exactly one slot
+
+
+def test_every_dashboard_link_lands_on_a_turn_list_with_the_same_count(
+    world: World, admin_client: Client
+) -> None:
+    query = {"range": "custom", "day_from": str(LAST - dt.timedelta(days=4)), "day_to": str(LAST)}
+    for collection, group in _cuts(world)[1:3]:
+        params = query | {"collection": collection or "", "group": group or ""}
+        page = admin_client.get(reverse("admin:analytics_dashboard"), params).content.decode()
+        links = {(unescape(href), int(n)) for href, n in LINK.findall(page)}
+        assert len(links) > 20
+        for href, shown in links:
+            response = admin_client.get(href)
+            assert response.status_code == 200, href
+            assert response.context["cl"].result_count == shown, href
+
+
+def test_refused_questions_group_identical_questions_and_link_to_them(
+    world: World, admin_client: Client
+) -> None:
+    top = questions_refused(period=Period(FIRST, LAST))
+
+    assert top[0].question == "Can I work from abroad?"
+    assert top[0].turns == Turn.objects.filter(question=top[0].question, refused=True).count()
+
+
+def test_csv_export_holds_what_the_page_shows(world: World, admin_client: Client) -> None:
+    params = {"range": "custom", "day_from": str(FIRST), "day_to": str(LAST), "format": "csv"}
+    response = admin_client.get(reverse("admin:analytics_dashboard"), params)
+
+    assert response["Content-Type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    period = {r["measure"]: r["value"] for r in rows if r["section"] == "period"}
+    assert int(period["turns"]) == Turn.objects.count()
+    assert {r["section"] for r in rows} >= {
+        "previous period", "over time", "intent", "category", "most cited document",
+        "never cited document", "most refused question",
+    }  # fmt: skip
+    never = [r["item"] for r in rows if r["section"] == "never cited document"]
+    assert never == ["Never cited"]
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"range": "custom", "day_from": "2026-13-01"},
+        {"range": "custom"},
+        {"range": "custom", "day_from": "2026-03-10", "day_to": "2026-03-01"},
+        {"range": "12"},
+        {"collection": "999999"},
+        {"group": "abc"},
+    ],
+)
+def test_bad_dashboard_input_is_a_400_with_a_message(
+    admin_client: Client, params: dict[str, str]
+) -> None:
+    response = admin_client.get(reverse("admin:analytics_dashboard"), params)
+
+    assert response.status_code == 400
+    assert b"errornote" in response.content
+
+
+def test_analysts_see_figures_without_links_or_questions(world: World, client: Client) -> None:
+    from django.contrib.auth.models import User
+
+    from tests.answers.access_world import role
+
+    analyst = User.objects.create_user("analyst", is_staff=True)
+    analyst.groups.add(role("analysts"))
+    client.force_login(analyst)
+    params = {"range": "custom", "day_from": str(FIRST), "day_to": str(LAST)}
+
+    page = client.get(reverse("admin:analytics_dashboard"), params).content.decode()
+
+    assert "/admin/answers/turn/" not in page and "Can I work from abroad?" not in page
+    assert 'id="questions-hidden"' in page
