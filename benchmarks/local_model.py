@@ -55,31 +55,16 @@ def main() -> int:
             RAG_COMPOSER=args.composer,
             RAG_REWRITE_TIMEOUT_S=str(args.rewrite_timeout),
             RAG_CHAT_TIMEOUT_S=str(args.chat_timeout),
+            RAG_CHAT_FIRST_TOKEN_TIMEOUT_S=str(args.first_token),
         )
         os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ragplatform.settings")
         print(f"model {server.model} at {server.base_url}", file=sys.stderr)
-        _patient_chat_model(first_token_s=args.first_token)
         sys.argv = [str(REPO / args.script), *args.arguments]
         try:
             runpy.run_path(sys.argv[0], run_name="__main__")
         except SystemExit as exit_:
             return int(exit_.code or 0)
     return 0
-
-
-def _patient_chat_model(*, first_token_s: float) -> None:
-    import functools
-
-    import django
-
-    django.setup()
-    from apps.answers.providers import configured
-    from apps.answers.providers.chat import ChatSettings
-
-    # The configured chat model, built as always, with only the first-token limit raised.
-    configured.ChatSettings = functools.partial(  # type: ignore[misc,assignment]
-        ChatSettings, first_token_timeout_s=first_token_s
-    )
 
 
 if __name__ == "__main__":
