@@ -24,8 +24,10 @@ from apps.answers.retrieval.fusion import (
     rrf_fuse,
     zscore_fuse,
 )
+from apps.answers.retrieval.multihop import bridges_find
 from apps.answers.retrieval.rerank import NoReranker, Reranker
 from apps.answers.retrieval.types import (
+    Bridge,
     Candidate,
     QueryVariant,
     RetrievalRequest,
@@ -125,10 +127,11 @@ class Retriever:
         if request.strategy in (Strategy.MODERATE, Strategy.COMPLEX):
             lists.extend(await self._hyde(query, request, trace))
         candidates = candidates_merge(lists, k=self.config.rrf_k)
+        bridges: tuple[Bridge, ...] = ()
         if request.strategy == Strategy.COMPLEX:
-            candidates = await self._hops(query, request, candidates, trace)
+            candidates, bridges = await self._hops(query, request, candidates, trace)
         chunks = await self._finish(query, candidates, trace)
-        return RetrievalResult(tuple(chunks), trace, tuple(original), request.rewrite)
+        return RetrievalResult(tuple(chunks), trace, tuple(original), request.rewrite, bridges)
 
     async def _original(
         self, query: str, request: RetrievalRequest, trace: RetrievalTrace
@@ -230,18 +233,47 @@ class Retriever:
         request: RetrievalRequest,
         candidates: list[Candidate],
         trace: RetrievalTrace,
-    ) -> list[Candidate]:
-        lists = [candidates]
+    ) -> tuple[list[Candidate], tuple[Bridge, ...]]:
+        """Each hop reads the previous hop's best passages and searches what they lead to."""
+        lists, latest, bridges = [candidates], candidates, []
         for hop in range(1, self.config.max_hops):
-            found = await self._hydrated(candidates_merge(lists, k=self.config.rrf_k)[:5])
-            next_query, how = await bridging_query(
+            found = await self._hydrated(latest[:5])
+            hop_lists, hop_bridges = await self._hop(query, request, found, trace, hop)
+            if not hop_lists:
+                break
+            lists.extend(hop_lists)
+            bridges.extend(hop_bridges)
+            latest = candidates_merge(hop_lists, k=self.config.rrf_k)
+        return candidates_merge(lists, k=self.config.rrf_k), tuple(bridges)
+
+    async def _hop(
+        self,
+        query: str,
+        request: RetrievalRequest,
+        found: list[RetrievedChunk],
+        trace: RetrievalTrace,
+        hop: int,
+    ) -> tuple[list[list[Candidate]], list[Bridge]]:
+        """One hop's searches: each bridge entity offline (feedback terms when the passages
+        name none), or the chat model's query for what is still missing."""
+        kind = f"hop-{hop}"
+        bridges = [] if self.chat else bridges_find(query=query, found=found)
+        if bridges:
+            trace.settings[f"{kind}:made_by"] = "bridge"
+            trace.settings[f"{kind}:bridges"] = [b.entity for b in bridges]
+            texts = [b.query for b in bridges]
+        else:
+            text, how = await bridging_query(
                 query=query, found=found, chat=self.chat, timeout_s=self.config.expansion_timeout_s
             )
-            kind = f"hop-{hop}"
-            trace.variants.append(QueryVariant(kind, next_query, skipped_reason=""))
             trace.settings[f"{kind}:made_by"] = how
-            lists.append(await self._variant(next_query, request, trace, kind))
-        return candidates_merge(lists, k=self.config.rrf_k)
+            texts = [text]
+        lists = []
+        for i, text in enumerate(texts):
+            name = kind if i == 0 else f"{kind}.{i + 1}"
+            trace.variants.append(QueryVariant(name, text))
+            lists.append(await self._variant(text, request, trace, name))
+        return lists, bridges
 
     async def _finish(
         self, query: str, candidates: list[Candidate], trace: RetrievalTrace
