@@ -175,3 +175,18 @@ def test_feedback_query_adds_terms_the_question_lacks() -> None:
     bridged = feedback_query(query="how are containers placed", found=found)
     assert bridged.startswith("how are containers placed")
     assert "kubernetes" in bridged and "kubelet" in bridged and bridged.count("containers") == 1
+
+
+def test_all_gold_is_grouped_by_the_hop_count_the_set_gives() -> None:
+    from apps.answers.evaluation.retrieval import RetrievalScores
+
+    scores = RetrievalScores(
+        ndcg_at_10=[1.0, 0.5, 0.5, 0.2],
+        recall_at_100=[1.0] * 4,
+        mrr_at_10=[1.0] * 4,
+        all_gold_at_10=[True, False, True, False],
+        hops=[2, 2, 3, 0],
+    )
+    summary = scores.summary()
+    assert summary["all_gold@10"] == 0.5
+    assert summary["all_gold@10_by_hops"] == {"2": 0.5, "3": 1.0}
