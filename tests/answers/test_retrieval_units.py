@@ -84,7 +84,9 @@ def test_zscore_fusion_with_one_leg_keeps_that_legs_order() -> None:
     assert [c.chunk_id for c in zscore_fuse(dense=dense, keyword=[])] == [7, 5, 6]
     assert [c.chunk_id for c in zscore_fuse(dense=[], keyword=dense)] == [7, 5, 6]
     single = zscore_fuse(dense=[ScoredChunk(4, 0.5)], keyword=[])
-    assert [c.chunk_id for c in single] == [4] and single[0].fused_score == 0.0
+    assert [c.chunk_id for c in single] == [4] and single[0].fused_score == 0.5
+    fused = zscore_fuse(dense=dense, keyword=[ScoredChunk(6, 3.0), ScoredChunk(8, 1.0)])
+    assert all(0.0 < c.fused_score < 1.0 for c in fused)  # a share of the best stays in (0, 1]
 
 
 def test_merging_variants_keeps_each_chunk_once() -> None:

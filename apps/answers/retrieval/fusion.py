@@ -10,6 +10,7 @@ counts the same, however narrow its lead.
 
 from __future__ import annotations
 
+import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import replace
@@ -32,7 +33,8 @@ def zscore_fuse(
     dense_share: float = 0.5,
     variant: str = "original",
 ) -> list[Candidate]:
-    """score = share * z_dense + (1 - share) * z_keyword, each z over its leg's own list.
+    """score = share * z_dense + (1 - share) * z_keyword, each z over its leg's own list
+    (squashed into (0, 1) by a logistic, which keeps the order).
 
     A chunk one leg did not return gets that leg's lowest standardised score: it ranked below
     everything the leg returned. With one leg empty the order is the other leg's.
@@ -44,12 +46,20 @@ def zscore_fuse(
     scored = [
         replace(
             c,
-            fused_score=dense_share * dense_z.get(c.chunk_id, dense_floor)
-            + (1.0 - dense_share) * keyword_z.get(c.chunk_id, keyword_floor),
+            fused_score=_squashed(
+                dense_share * dense_z.get(c.chunk_id, dense_floor)
+                + (1.0 - dense_share) * keyword_z.get(c.chunk_id, keyword_floor)
+            ),
         )
         for c in found.values()
     ]
     return _ranked(scored)
+
+
+def _squashed(value: float) -> float:
+    """Into (0, 1), order kept: readers show a score as a share of the best one, which a
+    negative or zero best would turn upside down."""
+    return 1.0 / (1.0 + math.exp(-value))
 
 
 def _standardised(hits: Sequence[ScoredChunk]) -> dict[int, float]:
