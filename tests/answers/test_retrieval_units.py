@@ -10,6 +10,7 @@ from apps.answers.evaluation.metrics import mrr_at_k, ndcg_at_k, percentile, rec
 from apps.answers.retrieval.context import context_build
 from apps.answers.retrieval.expansion import feedback_query
 from apps.answers.retrieval.fusion import (
+    candidates_interleave,
     candidates_merge,
     candidates_prefer,
     rrf_fuse,
@@ -87,6 +88,17 @@ def test_zscore_fusion_with_one_leg_keeps_that_legs_order() -> None:
     assert [c.chunk_id for c in single] == [4] and single[0].fused_score == 0.5
     fused = zscore_fuse(dense=dense, keyword=[ScoredChunk(6, 3.0), ScoredChunk(8, 1.0)])
     assert all(0.0 < c.fused_score < 1.0 for c in fused)  # a share of the best stays in (0, 1]
+
+
+def test_hops_are_interleaved_so_each_hops_best_passage_stays_on_top() -> None:
+    question = rrf_fuse(dense=[ScoredChunk(i, 1) for i in (1, 2, 3, 4)], keyword=[])
+    bridge = rrf_fuse(dense=[ScoredChunk(9, 1), ScoredChunk(1, 1)], keyword=[], variant="hop-1")
+    weak = rrf_fuse(dense=[ScoredChunk(3, 1), ScoredChunk(4, 1)], keyword=[], variant="hop-1.2")
+    # Summed reciprocal ranks put 3 and 4 (held by two lists) above 9, the bridge's passage.
+    assert [c.chunk_id for c in candidates_merge([question, bridge, weak])][:3] == [1, 3, 4]
+    merged = candidates_interleave([question, bridge, weak])
+    assert [c.chunk_id for c in merged] == [1, 9, 3, 2, 4]
+    assert merged[1].variant == "hop-1" and [c.fused_rank for c in merged] == [1, 2, 3, 4, 5]
 
 
 def test_merging_variants_keeps_each_chunk_once() -> None:

@@ -139,6 +139,23 @@ def candidates_merge(lists: Sequence[Sequence[Candidate]], *, k: int = 60) -> li
     ]
 
 
+def candidates_interleave(lists: Sequence[Sequence[Candidate]]) -> list[Candidate]:
+    """Merge the lists of successive hops by taking each list's next unseen chunk in turn.
+
+    The hops find different passages, each at the top of its own list: summing reciprocal
+    ranks would let a chunk that two weak lists both hold outrank the one passage only the
+    bridge's search found, which the answer needs as much as the first hop's.
+    """
+    seen: dict[int, Candidate] = {}
+    for depth in range(max((len(c) for c in lists), default=0)):
+        for candidates in lists:
+            if depth < len(candidates) and candidates[depth].chunk_id not in seen:
+                seen[candidates[depth].chunk_id] = candidates[depth]
+    return [
+        replace(c, fused_rank=i, fused_score=1.0 / i) for i, c in enumerate(seen.values(), start=1)
+    ]
+
+
 def candidates_prefer(
     primary: Sequence[Candidate], secondary: Sequence[Candidate], *, weight: float, k: int = 60
 ) -> list[Candidate]:

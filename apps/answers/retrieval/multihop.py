@@ -34,7 +34,9 @@ _NAME = re.compile(
 _NOT_NAMES = frozenset(
     {"the", "a", "an", "it", "in", "on", "he", "she", "they", "this", "that", "these", "his",
      "her", "its", "as", "at", "after", "before", "during", "from", "for", "with", "by", "when",
-     "while", "there", "however", "also", "although", "born", "i", "one", "two", "some"}
+     "while", "there", "however", "also", "although", "born", "i", "one", "two", "some",
+     "january", "february", "march", "april", "may", "june", "july", "august", "september",
+     "october", "november", "december", "sometime", "today"}
 )  # fmt: skip
 PASSAGES_READ = 3  # the first hop's best passages the bridge is read from
 
@@ -73,8 +75,7 @@ def _names(chunk: RetrievedChunk, asked: frozenset[str]) -> Iterable[tuple[str, 
 
 def _new(name: str, asked: frozenset[str]) -> bool:
     """A name the question does not already hold, and not a sentence-initial common word."""
-    tokens = [w.casefold() for w in words(name)]
-    content = [t for t in tokens if t not in _NOT_NAMES and t not in STOP_WORDS]
+    content = [t for t in _ordered_terms(name) if t not in _NOT_NAMES and not t.isdigit()]
     return bool(content) and not set(content) <= asked
 
 

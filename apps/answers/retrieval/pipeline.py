@@ -19,6 +19,7 @@ from apps.answers.retrieval.expansion import bridging_query, hyde_passage
 from apps.answers.retrieval.fusion import (
     FUSION_METHODS,
     FusionMethod,
+    candidates_interleave,
     candidates_merge,
     candidates_prefer,
     rrf_fuse,
@@ -243,8 +244,8 @@ class Retriever:
                 break
             lists.extend(hop_lists)
             bridges.extend(hop_bridges)
-            latest = candidates_merge(hop_lists, k=self.config.rrf_k)
-        return candidates_merge(lists, k=self.config.rrf_k), tuple(bridges)
+            latest = candidates_interleave(hop_lists)
+        return candidates_interleave(lists), tuple(bridges)
 
     async def _hop(
         self,
