@@ -30,7 +30,12 @@ MISSING_HOP_TEXT = {
 @dataclass(frozen=True)
 class Chain:
     pieces: tuple[str, ...]
-    value: float  # the support sent: the better of the question's and the last hop's evidence
+    # The support sent: the better of the question's and the last hop's evidence. The last hop
+    # is not held to the refusal threshold: its sentence must already name the bridge, in
+    # another passage, and the threshold was set for whole questions, which a hop's two or
+    # three search words rarely reach ("Mountrail County seat" against "The Mountrail County
+    # Courthouse in Stanley ...").
+    value: float
     complete: bool  # the last hop was found
 
 
@@ -40,7 +45,6 @@ async def chain_compose(
     evidence: Evidence,
     evidence_of: EvidenceOf,
     context: ContextWindow,
-    min_evidence: float,
     language: str,
     max_chars: int,
 ) -> Chain | None:
@@ -54,7 +58,7 @@ async def chain_compose(
             continue
         hop = await evidence_of(bridge.query)
         last = _last_hop(bridge, hop, aliases, first)
-        if last is not None and hop.value >= min_evidence:
+        if last is not None:
             pieces = (_cited(first, max_chars), " ", _cited(last, max_chars))
             return Chain(pieces, max(evidence.value, hop.value), True)
         if partial is None:

@@ -201,7 +201,6 @@ class ExtractiveComposer:
             evidence=evidence,
             evidence_of=lambda query: self.evidence(query=query, context=request.context),
             context=request.context,
-            min_evidence=self._min_evidence,
             language=request.language,
             max_chars=self._max_chars,
         )

@@ -70,7 +70,8 @@ def _names(chunk: RetrievedChunk, asked: frozenset[str]) -> Iterable[tuple[str, 
         for match in _NAME.finditer(sentence):
             name = match.group(0).strip(" .,'’-")
             if _new(name, asked) and overlap > 0:
-                yield name, 0.5 + overlap
+                # A full name ("Ernst Mach") is likelier the bridge than a lone word ("Austrian").
+                yield name, (0.5 + overlap) * (1 + 0.25 * min(len(words(name)) - 1, 2))
 
 
 def _new(name: str, asked: frozenset[str]) -> bool:
