@@ -70,6 +70,38 @@ def test_evaluate_retrieval_writes_the_agreed_keys(
     assert result["ndcg@10"] > 0.6  # each query's own document shares its words
 
 
+def test_evaluate_retrieval_reports_all_gold_by_hops(
+    dataset: Path, tmp_path: Path, embedder: CountingEmbedder
+) -> None:
+    two_hop = {"_id": "q4", "text": "leave days and VPN profile", "hops": 2}
+    with (dataset / "queries.jsonl").open("a") as handle:
+        handle.write("\n" + json.dumps(two_hop))
+    with (dataset / "qrels.tsv").open("a") as handle:
+        handle.write("q4\td1\t1\nq4\td2\t1\n")
+    target = tmp_path / "retrieval.json"
+    call_command(
+        "evaluate_retrieval",
+        *("--dataset", str(dataset), "--workers", "0", "--strategy", "complex"),
+        *("--json", str(target)),
+        stdout=StringIO(),
+    )
+    result = json.loads(target.read_text())
+    # Three documents: every query has all its gold passages in the first ten.
+    assert result["all_gold@10"] == 1.0
+    assert result["all_gold@10_by_hops"] == {"2": 1.0}  # q1 and q2 say no hop count
+
+
+def test_a_fusion_share_outside_zero_to_one_is_refused_before_loading(tmp_path: Path) -> None:
+    from django.core.management import CommandError
+
+    with pytest.raises(CommandError, match="dense_share"):
+        call_command(
+            "evaluate_retrieval",
+            *("--dataset", str(tmp_path / "missing"), "--dense-share", "1.5"),
+            stdout=StringIO(),
+        )
+
+
 def test_evaluate_answers_scores_citations_and_refusals(
     dataset: Path, tmp_path: Path, embedder: CountingEmbedder
 ) -> None:

@@ -130,7 +130,7 @@ def test_complex_strategy_adds_a_recorded_hop(embedder: CountingEmbedder) -> Non
     result = _retrieve(embedder, "VPN install", strategy="complex")
     kinds = [v.kind for v in result.trace.variants]
     assert kinds[0] == "original" and "hop-1" in kinds
-    assert result.trace.settings["hop-1:made_by"] == "feedback"
+    assert result.trace.settings["hop-1:made_by"] == "bridge"  # "WireGuard", named beside "VPN"
     assert len({c.chunk_id for c in result.chunks}) == len(result.chunks)  # de-duplicated
 
 

@@ -9,7 +9,13 @@ from sklearn.metrics import ndcg_score
 from apps.answers.evaluation.metrics import mrr_at_k, ndcg_at_k, percentile, recall_at_k
 from apps.answers.retrieval.context import context_build
 from apps.answers.retrieval.expansion import feedback_query
-from apps.answers.retrieval.fusion import candidates_merge, candidates_prefer, rrf_fuse
+from apps.answers.retrieval.fusion import (
+    candidates_interleave,
+    candidates_merge,
+    candidates_prefer,
+    rrf_fuse,
+    zscore_fuse,
+)
 from apps.answers.retrieval.pipeline import RetrievalConfig
 from apps.answers.retrieval.types import RetrievedChunk
 from apps.corpus.search import KeywordQuery, ScoredChunk
@@ -37,6 +43,62 @@ def test_rrf_weights_shift_the_order() -> None:
     keyword = [ScoredChunk(2, 5.0)]
     assert rrf_fuse(dense=dense, keyword=keyword, keyword_weight=2.0)[0].chunk_id == 2
     assert rrf_fuse(dense=dense, keyword=keyword, dense_weight=2.0)[0].chunk_id == 1
+
+
+def test_zscore_fusion_follows_the_leg_whose_best_hit_stands_out() -> None:
+    # Dense scores fall evenly; keyword's first hit (5) stands far above the rest of its list.
+    # Rank fusion puts dense's first hit (1) first, found second by keyword; score fusion
+    # sees the gap and puts 5, dense's fifth, first.
+    dense = [ScoredChunk(i, 0.90 - 0.01 * i) for i in range(1, 11)]
+    keyword = [ScoredChunk(5, 40.0), ScoredChunk(1, 4.0)] + [
+        ScoredChunk(i, 3.0) for i in (2, 3, 4, 6, 7, 8, 9, 10)
+    ]
+
+    assert rrf_fuse(dense=dense, keyword=keyword, k=20)[0].chunk_id == 1
+    fused = zscore_fuse(dense=dense, keyword=keyword, dense_share=0.5)
+
+    assert [c.chunk_id for c in fused[:2]] == [5, 1]
+    assert fused[0].dense_rank == 5 and fused[0].keyword_rank == 1  # both legs kept for the audit
+    assert fused[0].keyword_score == 40.0 and fused[0].dense_score == pytest.approx(0.85)
+    assert [c.fused_rank for c in fused] == list(range(1, 11))
+
+
+def test_zscore_fusion_share_decides_between_disagreeing_legs() -> None:
+    dense = [ScoredChunk(1, 0.9), ScoredChunk(2, 0.5), ScoredChunk(3, 0.1)]
+    keyword = [ScoredChunk(2, 9.0), ScoredChunk(3, 5.0), ScoredChunk(1, 1.0)]
+    assert zscore_fuse(dense=dense, keyword=keyword, dense_share=0.8)[0].chunk_id == 1
+    assert zscore_fuse(dense=dense, keyword=keyword, dense_share=0.2)[0].chunk_id == 2
+
+
+def test_zscore_fusion_scores_a_chunk_one_leg_missed_as_that_legs_last_hit() -> None:
+    dense = [ScoredChunk(1, 0.9), ScoredChunk(2, 0.8)]
+    keyword = [ScoredChunk(3, 4.0), ScoredChunk(2, 4.0), ScoredChunk(1, 1.0)]
+    fused = {c.chunk_id: c for c in zscore_fuse(dense=dense, keyword=keyword, dense_share=0.5)}
+    # 3 and 2 are level in keyword; dense missed 3, so it counts as dense's last hit (2).
+    assert fused[3].fused_score == pytest.approx(fused[2].fused_score)
+    assert fused[3].dense_rank is None
+    assert fused[2].fused_rank < fused[3].fused_rank  # a tie goes to the chunk dense ranked
+
+
+def test_zscore_fusion_with_one_leg_keeps_that_legs_order() -> None:
+    dense = [ScoredChunk(7, 0.9), ScoredChunk(5, 0.85), ScoredChunk(6, 0.2)]
+    assert [c.chunk_id for c in zscore_fuse(dense=dense, keyword=[])] == [7, 5, 6]
+    assert [c.chunk_id for c in zscore_fuse(dense=[], keyword=dense)] == [7, 5, 6]
+    single = zscore_fuse(dense=[ScoredChunk(4, 0.5)], keyword=[])
+    assert [c.chunk_id for c in single] == [4] and single[0].fused_score == 0.5
+    fused = zscore_fuse(dense=dense, keyword=[ScoredChunk(6, 3.0), ScoredChunk(8, 1.0)])
+    assert all(0.0 < c.fused_score < 1.0 for c in fused)  # a share of the best stays in (0, 1]
+
+
+def test_hops_are_interleaved_so_each_hops_best_passage_stays_on_top() -> None:
+    question = rrf_fuse(dense=[ScoredChunk(i, 1) for i in (1, 2, 3, 4)], keyword=[])
+    bridge = rrf_fuse(dense=[ScoredChunk(9, 1), ScoredChunk(1, 1)], keyword=[], variant="hop-1")
+    weak = rrf_fuse(dense=[ScoredChunk(3, 1), ScoredChunk(4, 1)], keyword=[], variant="hop-1.2")
+    # Summed reciprocal ranks put 3 and 4 (held by two lists) above 9, the bridge's passage.
+    assert [c.chunk_id for c in candidates_merge([question, bridge, weak])][:3] == [1, 3, 4]
+    merged = candidates_interleave([question, bridge, weak])
+    assert [c.chunk_id for c in merged] == [1, 9, 3, 2, 4]
+    assert merged[1].variant == "hop-1" and [c.fused_rank for c in merged] == [1, 2, 3, 4, 5]
 
 
 def test_merging_variants_keeps_each_chunk_once() -> None:
@@ -114,6 +176,10 @@ def test_config_is_validated_at_construction() -> None:
         RetrievalConfig(mode="magic")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="hops"):
         RetrievalConfig(max_hops=4)
+    with pytest.raises(ValueError, match="fusion"):
+        RetrievalConfig(fusion="borda")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="dense_share"):
+        RetrievalConfig(dense_share=1.5)
     with pytest.raises(ValueError, match="positive"):
         RetrievalConfig(final_k=0)
 
@@ -123,3 +189,18 @@ def test_feedback_query_adds_terms_the_question_lacks() -> None:
     bridged = feedback_query(query="how are containers placed", found=found)
     assert bridged.startswith("how are containers placed")
     assert "kubernetes" in bridged and "kubelet" in bridged and bridged.count("containers") == 1
+
+
+def test_all_gold_is_grouped_by_the_hop_count_the_set_gives() -> None:
+    from apps.answers.evaluation.retrieval import RetrievalScores
+
+    scores = RetrievalScores(
+        ndcg_at_10=[1.0, 0.5, 0.5, 0.2],
+        recall_at_100=[1.0] * 4,
+        mrr_at_10=[1.0] * 4,
+        all_gold_at_10=[True, False, True, False],
+        hops=[2, 2, 3, 0],
+    )
+    summary = scores.summary()
+    assert summary["all_gold@10"] == 0.5
+    assert summary["all_gold@10_by_hops"] == {"2": 0.5, "3": 1.0}

@@ -52,6 +52,7 @@ from apps.answers.composing.answer_type import (
     states_quantity,
     typed_match,
 )
+from apps.answers.composing.chain import Chain, chain_compose
 from apps.answers.composing.comparison import side_cells
 from apps.answers.composing.layout import (
     closest_titles,
@@ -175,6 +176,12 @@ class ExtractiveComposer:
 
     async def compose(self, request: ComposeRequest) -> AsyncIterator[ComposerEvent]:
         evidence = await self.evidence(query=request.query, context=request.context)
+        chain = await self._chain(request, evidence)
+        if chain is not None:  # multi-hop: one cited sentence per hop (chain.py)
+            for piece in chain.pieces:
+                yield TextDelta(piece)
+            yield SupportSignal(value=chain.value, source=SUPPORT_SOURCE)
+            return
         reason = self.refusal_reason(request.query, evidence)
         if reason:
             pieces = refusal_pieces(request.language, closest_titles(request.context))
@@ -185,6 +192,23 @@ class ExtractiveComposer:
         yield SupportSignal(value=evidence.value, source=SUPPORT_SOURCE)
         if reason:
             yield Refusal(reason=reason)
+
+    async def _chain(self, request: ComposeRequest, evidence: Evidence) -> Chain | None:
+        if not request.bridges:
+            return None
+        chain = await chain_compose(
+            bridges=request.bridges,
+            evidence=evidence,
+            evidence_of=lambda query: self.evidence(query=query, context=request.context),
+            context=request.context,
+            language=request.language,
+            max_chars=self._max_chars,
+        )
+        # An incomplete chain is said only where the question itself is answered; otherwise
+        # the plain refusal stands.
+        if chain and not chain.complete and self.refusal_reason(request.query, evidence):
+            return None
+        return chain
 
     def refusal_reason(self, query: str, evidence: Evidence) -> str | None:
         """Why the documents do not answer the question, or None when they do."""

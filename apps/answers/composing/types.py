@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Protocol, TypeAlias
 
 from apps.answers.events import FailureCode
-from apps.answers.retrieval.types import ContextWindow
+from apps.answers.retrieval.types import Bridge, ContextWindow
 from apps.answers.routing.types import HistoryMessage
 
 # ComposerError codes, which become the failed event's code. Before any text the turn
@@ -30,6 +30,8 @@ class ComposeRequest:
     history: tuple[HistoryMessage, ...] = ()
     # Low-confidence route: a short summary only (the document list is sent separately).
     hybrid: bool = False
+    # Multi-hop: the bridges retrieval followed, so the answer can cite a passage per hop.
+    bridges: tuple[Bridge, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from apps.answers.evaluation.metrics import percentile
 from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.context import context_build
 from apps.answers.retrieval.types import QueryRewrite, RetrievalRequest
-from apps.answers.routing.types import HistoryMessage, Intent
+from apps.answers.routing.types import HistoryMessage, Intent, Strategy
 from apps.answers.turn.compose_stream import ComposeOutcome, answer_confidence, compose_events
 from apps.answers.turn.recorder import MemoryRecorder
 from apps.corpus.search import SearchFilters
@@ -92,12 +92,17 @@ class AnsweredQuestion:
 
 
 def answer_one(
-    *, query: str, providers: Providers, filters: SearchFilters, budget: int
+    *,
+    query: str,
+    providers: Providers,
+    filters: SearchFilters,
+    budget: int,
+    strategy: str = Strategy.SIMPLE,
 ) -> AnsweredQuestion:
     """One question through a turn's own retrieval, context and compose stream (events are
     numbered in memory, not stored: an evaluation writes no turns)."""
     return async_to_sync(question_answer)(
-        query=query, providers=providers, filters=filters, budget=budget
+        query=query, providers=providers, filters=filters, budget=budget, strategy=strategy
     )
 
 
@@ -109,10 +114,11 @@ async def question_answer(
     budget: int,
     history: tuple[HistoryMessage, ...] = (),
     rewrite: QueryRewrite | None = None,
+    strategy: str = Strategy.SIMPLE,
 ) -> AnsweredQuestion:
     """`answer_one` inside a conversation: with its window and a follow-up's rewrite."""
     result = await providers.retriever.retrieve(
-        RetrievalRequest(query=query, filters=filters, rewrite=rewrite)
+        RetrievalRequest(query=query, filters=filters, rewrite=rewrite, strategy=strategy)
     )
     context = context_build(chunks=result.chunks, budget_tokens=budget)
     request = ComposeRequest(
@@ -121,6 +127,7 @@ async def question_answer(
         language=detect_language(query),
         context=context,
         history=history,
+        bridges=result.bridges,
     )
     outcome = ComposeOutcome()
     async for _ in compose_events(
@@ -144,6 +151,7 @@ def answers_evaluate(
     providers: Providers,
     filters: SearchFilters,
     budget: int,
+    strategy: str = Strategy.SIMPLE,
     progress: Callable[[int], None] | None = None,
 ) -> AnswerScores:
     scores = AnswerScores()
@@ -152,7 +160,11 @@ def answers_evaluate(
         error = ""
         try:
             answered = answer_one(
-                query=query.text, providers=providers, filters=filters, budget=budget
+                query=query.text,
+                providers=providers,
+                filters=filters,
+                budget=budget,
+                strategy=strategy,
             )
             error = answered.error
         except Exception as exc:  # one broken question must not cost the run its figures

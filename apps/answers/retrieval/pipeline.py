@@ -17,9 +17,19 @@ from asgiref.sync import sync_to_async
 
 from apps.answers.providers.chat import ChatModel
 from apps.answers.retrieval.expansion import bridging_query, hyde_passage
-from apps.answers.retrieval.fusion import candidates_merge, candidates_prefer, rrf_fuse
+from apps.answers.retrieval.fusion import (
+    FUSION_METHODS,
+    FusionMethod,
+    candidates_interleave,
+    candidates_merge,
+    candidates_prefer,
+    rrf_fuse,
+    zscore_fuse,
+)
+from apps.answers.retrieval.multihop import bridges_find
 from apps.answers.retrieval.rerank import NoReranker, Reranker
 from apps.answers.retrieval.types import (
+    Bridge,
     Candidate,
     QueryVariant,
     RetrievalRequest,
@@ -52,9 +62,13 @@ class RetrievalConfig:
     dense_k: int = 100
     keyword_k: int = 100
     final_k: int = 20
+    fusion: FusionMethod = "zscore"
+    # The dense leg's share of a z-score fusion; see docs/benchmarks.md for how it was chosen.
+    dense_share: float = 0.65
+    # rrf_k also spaces the merge of query variants (HyDE, hops, rewrites), whatever `fusion`.
     rrf_k: int = 20  # chosen on SciFact train (0.721 vs 0.717 at 60); see docs/benchmarks.md
-    dense_weight: float = 1.0
-    keyword_weight: float = 1.0
+    dense_weight: float = 1.0  # rrf fusion only
+    keyword_weight: float = 1.0  # rrf fusion only
     keyword_scoring: KeywordScoring = "bm25"
     ef_search: int = 100
     rerank_depth: int = 30
@@ -67,6 +81,10 @@ class RetrievalConfig:
     def __post_init__(self) -> None:
         if self.mode not in MODES:
             raise ValueError(f"unknown retrieval mode {self.mode!r}")
+        if self.fusion not in FUSION_METHODS:
+            raise ValueError(f"unknown fusion {self.fusion!r}")
+        if not 0 <= self.dense_share <= 1:
+            raise ValueError("dense_share must be between 0 and 1")
         if self.keyword_scoring not in KEYWORD_SCORINGS:
             raise ValueError(f"unknown keyword scoring {self.keyword_scoring!r}")
         if min(self.dense_k, self.keyword_k, self.final_k, self.rrf_k, self.ef_search) < 1:
@@ -96,7 +114,12 @@ class Retriever:
     async def retrieve(self, request: RetrievalRequest) -> RetrievalResult:
         trace = RetrievalTrace(
             models={"embedder": self.embedder.model_id, "reranker": self.reranker.name},
-            settings={"mode": self.config.mode, "strategy": request.strategy},
+            settings={
+                "mode": self.config.mode,
+                "strategy": request.strategy,
+                "fusion": self.config.fusion,
+                "dense_share": self.config.dense_share,
+            },
         )
         query = request.query.strip()[:MAX_QUERY_CHARS]
         trace.variants.append(QueryVariant("original", query))
@@ -108,10 +131,11 @@ class Retriever:
         if request.strategy in (Strategy.MODERATE, Strategy.COMPLEX):
             lists.extend(await self._hyde(query, request, trace))
         candidates = candidates_merge(lists, k=self.config.rrf_k)
+        bridges: tuple[Bridge, ...] = ()
         if request.strategy == Strategy.COMPLEX:
-            candidates = await self._hops(query, request, candidates, trace)
+            candidates, bridges = await self._hops(query, request, candidates, trace)
         chunks = await self._finish(query, candidates, trace)
-        return RetrievalResult(tuple(chunks), trace, tuple(original), request.rewrite)
+        return RetrievalResult(tuple(chunks), trace, tuple(original), request.rewrite, bridges)
 
     async def _original(
         self, query: str, request: RetrievalRequest, trace: RetrievalTrace
@@ -150,6 +174,12 @@ class Retriever:
                     scoring=self.config.keyword_scoring,
                 )
         with _timed(trace, f"fusion:{kind}"):
+            return self._fused(dense, keyword, kind)
+
+    def _fused(
+        self, dense: Sequence[ScoredChunk], keyword: Sequence[ScoredChunk], kind: str
+    ) -> list[Candidate]:
+        if self.config.fusion == "rrf":
             return rrf_fuse(
                 dense=dense,
                 keyword=keyword,
@@ -158,6 +188,9 @@ class Retriever:
                 keyword_weight=self.config.keyword_weight,
                 variant=kind,
             )
+        return zscore_fuse(
+            dense=dense, keyword=keyword, dense_share=self.config.dense_share, variant=kind
+        )
 
     async def _dense(
         self, text: str, request: RetrievalRequest, trace: RetrievalTrace, kind: str
@@ -216,18 +249,47 @@ class Retriever:
         request: RetrievalRequest,
         candidates: list[Candidate],
         trace: RetrievalTrace,
-    ) -> list[Candidate]:
-        lists = [candidates]
+    ) -> tuple[list[Candidate], tuple[Bridge, ...]]:
+        """Each hop reads the previous hop's best passages and searches what they lead to."""
+        lists, latest, bridges = [candidates], candidates, []
         for hop in range(1, self.config.max_hops):
-            found = await self._hydrated(candidates_merge(lists, k=self.config.rrf_k)[:5])
-            next_query, how = await bridging_query(
+            found = await self._hydrated(latest[:5])
+            hop_lists, hop_bridges = await self._hop(query, request, found, trace, hop)
+            if not hop_lists:
+                break
+            lists.extend(hop_lists)
+            bridges.extend(hop_bridges)
+            latest = candidates_interleave(hop_lists)
+        return candidates_interleave(lists), tuple(bridges)
+
+    async def _hop(
+        self,
+        query: str,
+        request: RetrievalRequest,
+        found: list[RetrievedChunk],
+        trace: RetrievalTrace,
+        hop: int,
+    ) -> tuple[list[list[Candidate]], list[Bridge]]:
+        """One hop's searches: each bridge entity offline (feedback terms when the passages
+        name none), or the chat model's query for what is still missing."""
+        kind = f"hop-{hop}"
+        bridges = [] if self.chat else bridges_find(query=query, found=found)
+        if bridges:
+            trace.settings[f"{kind}:made_by"] = "bridge"
+            trace.settings[f"{kind}:bridges"] = [b.entity for b in bridges]
+            texts = [b.query for b in bridges]
+        else:
+            text, how = await bridging_query(
                 query=query, found=found, chat=self.chat, timeout_s=self.config.expansion_timeout_s
             )
-            kind = f"hop-{hop}"
-            trace.variants.append(QueryVariant(kind, next_query, skipped_reason=""))
             trace.settings[f"{kind}:made_by"] = how
-            lists.append(await self._variant(next_query, request, trace, kind))
-        return candidates_merge(lists, k=self.config.rrf_k)
+            texts = [text]
+        lists = []
+        for i, text in enumerate(texts):
+            name = kind if i == 0 else f"{kind}.{i + 1}"
+            trace.variants.append(QueryVariant(name, text))
+            lists.append(await self._variant(text, request, trace, name))
+        return lists, bridges
 
     async def _finish(
         self, query: str, candidates: list[Candidate], trace: RetrievalTrace

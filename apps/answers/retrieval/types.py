@@ -98,9 +98,21 @@ class RetrievalRequest:
 
 
 @dataclass(frozen=True)
+class Bridge:
+    """Multi-hop: what the first hop found that the question did not name, and how the next
+    hop searched it."""
+
+    entity: str
+    query: str  # the entity with the question's terms its source passage did not hold
+    chunk_id: int  # the first-hop chunk that names it
+
+
+@dataclass(frozen=True)
 class RetrievalResult:
     chunks: tuple[RetrievedChunk, ...]
     trace: RetrievalTrace
     # The query's own fused list (with its rewrite's, for a follow-up), for reuse.
     original_candidates: tuple[Candidate, ...] = ()
     rewrite: QueryRewrite | None = None  # the request's, so a second pass can reuse it
+    # Multi-hop (complex strategy): what the first hop found and the next hop searched.
+    bridges: tuple[Bridge, ...] = ()

@@ -61,6 +61,7 @@ async def answer_events(
         context=context,
         history=state.history,
         hybrid=hybrid,
+        bridges=result.bridges,
     )
     compose_start = time.perf_counter()
     async for envelope in compose_events(
@@ -120,7 +121,10 @@ def _sides_merged(results: list[RetrievalResult]) -> RetrievalResult:
         trace.timings_ms.update({f"side:{k}": v for k, v in extra.trace.timings_ms.items()})
     # The question's rewrite stays with the result: the composer answers the standalone query.
     return RetrievalResult(
-        tuple(by_id[c.chunk_id] for c in merged), trace, rewrite=results[0].rewrite
+        tuple(by_id[c.chunk_id] for c in merged),
+        trace,
+        rewrite=results[0].rewrite,
+        bridges=results[0].bridges,
     )
 
 

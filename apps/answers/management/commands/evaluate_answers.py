@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandParser
 from apps.answers.evaluation.answers import answers_evaluate
 from apps.answers.management.commands._evaluation_dataset import evaluation_dataset_open
 from apps.answers.providers.registry import providers_default
+from apps.answers.routing.types import Strategy
 from apps.corpus.search import SearchFilters
 
 
@@ -22,6 +23,12 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, default=None)
         parser.add_argument("--workers", type=int, default=0)
         parser.add_argument("--json", type=Path, default=None)
+        parser.add_argument(
+            "--strategy",
+            choices=[s.value for s in Strategy if s is not Strategy.NONE],
+            default=Strategy.SIMPLE,
+            help="retrieval strategy for every question (complex: multi-hop)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         dataset: Path = options["dataset"]
@@ -37,8 +44,11 @@ class Command(BaseCommand):
             providers=providers,
             filters=SearchFilters(collection_ids=(collection.pk,)),
             budget=settings.RAG_CONTEXT_BUDGET_TOKENS,
+            strategy=options["strategy"],
         )
-        summary = scores.summary(dataset=dataset.name, composer=providers.composer.name)
+        summary = scores.summary(
+            dataset=dataset.name, composer=providers.composer.name, strategy=options["strategy"]
+        )
         self.stdout.write(json.dumps(summary, indent=2))
         if scores.errors:
             self.stderr.write(

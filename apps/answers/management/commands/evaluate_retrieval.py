@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from apps.answers.evaluation.retrieval import retrieval_evaluate
 from apps.answers.management.commands._evaluation_dataset import evaluation_dataset_open
 from apps.answers.providers.configured import reranker_configured
+from apps.answers.retrieval.fusion import FUSION_METHODS
 from apps.answers.retrieval.pipeline import KEYWORD_SCORINGS, MODES, RetrievalConfig, Retriever
 from apps.answers.retrieval.rerank import NoReranker, Reranker
 from apps.answers.routing.types import Strategy
@@ -28,6 +29,8 @@ class Command(BaseCommand):
         parser.add_argument("--mode", choices=MODES, default="hybrid")
         parser.add_argument("--rerank", choices=["none", "remote"], default="none")
         parser.add_argument("--keyword-scoring", choices=KEYWORD_SCORINGS, default="bm25")
+        parser.add_argument("--fusion", choices=FUSION_METHODS, default=RetrievalConfig.fusion)
+        parser.add_argument("--dense-share", type=float, default=RetrievalConfig.dense_share)
         parser.add_argument("--rrf-k", type=int, default=20)
         parser.add_argument("--dense-weight", type=float, default=1.0)
         parser.add_argument("--keyword-weight", type=float, default=1.0)
@@ -40,21 +43,13 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         dataset: Path = options["dataset"]
-        reranker = _reranker(options["rerank"])  # before the load: a refusal should not wait
+        # Both before the load: a refusal should not wait for it.
+        reranker = _reranker(options["rerank"])
+        config = _config(options)
         collection, queries = evaluation_dataset_open(
             self, dataset=dataset, split=options["split"], workers=options["workers"]
         )
         queries = [q for q in queries if q.relevant][: options["limit"]]
-        config = RetrievalConfig(
-            mode=options["mode"],
-            keyword_scoring=options["keyword_scoring"],
-            rrf_k=options["rrf_k"],
-            dense_weight=options["dense_weight"],
-            keyword_weight=options["keyword_weight"],
-            dense_k=200,
-            keyword_k=200,
-            final_k=200,
-        )
         retriever = Retriever(embedder=default_embedder(), config=config, reranker=reranker)
         scores = retrieval_evaluate(
             retriever=retriever,
@@ -67,12 +62,32 @@ class Command(BaseCommand):
             split=options["split"],
             mode=options["mode"],
             keyword_scoring=options["keyword_scoring"],
+            fusion=options["fusion"],
+            dense_share=options["dense_share"],
             rrf_k=options["rrf_k"],
             rerank=options["rerank"],
         )
         self.stdout.write(json.dumps(summary, indent=2))
         if options["json"]:
             options["json"].write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+
+
+def _config(options: dict[str, Any]) -> RetrievalConfig:
+    try:
+        return RetrievalConfig(
+            mode=options["mode"],
+            keyword_scoring=options["keyword_scoring"],
+            fusion=options["fusion"],
+            dense_share=options["dense_share"],
+            rrf_k=options["rrf_k"],
+            dense_weight=options["dense_weight"],
+            keyword_weight=options["keyword_weight"],
+            dense_k=200,
+            keyword_k=200,
+            final_k=200,
+        )
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc
 
 
 def _reranker(mode: str) -> Reranker:
