@@ -78,6 +78,20 @@ def chat_strings() -> dict[str, str]:
         "collections_all": _("All collections"),
         # %(chosen)s and %(total)s are filled in by the script.
         "collections_some": _("Collections: %(chosen)s of %(total)s"),
+        # The answer area: actions, feedback, the source preview and the support badge.
+        "copied": _("Copied."),
+        "copy_failed": _("Could not copy; select the text instead."),
+        "sources": _("Sources"),
+        "page": _("p."),
+        "thanks": _("Thanks for your feedback."),
+        "feedback_failed": _("Your feedback was not saved; please try again."),
+        "preview_failed": _("This source cannot be shown."),
+        "chunk_gone": _("The document has changed since; this is the text the answer cited."),
+        "well_supported": _("Well supported"),
+        "partly_supported": _("Partly supported"),
+        "not_supported": _("Not supported"),
+        # {score} is filled in by the script.
+        "support_score": _("Support score %(score)s of 1") % {"score": "{score}"},
     }
 
 

@@ -9,7 +9,8 @@
   const form = document.getElementById("ask-form");
   const input = document.getElementById("question");
   if (!messages || !form || !input) return;
-  const strings = document.getElementById("answer-strings")?.dataset ?? {};
+  // Every word it shows comes from the page, in the interface language.
+  const strings = JSON.parse(document.getElementById("chat-strings")?.textContent || "{}");
 
   function status(turn, message) {
     const node = turn.querySelector(".action-status");
@@ -40,7 +41,7 @@
       area.select();
       const done = document.execCommand("copy");
       area.remove();
-      status(turn, done ? strings.copied : strings.copyFailed);
+      status(turn, done ? strings.copied : strings.copy_failed);
     }
   }
 
@@ -53,7 +54,7 @@
   async function sendFeedback(turn, body) {
     const response = await fetch(`/turns/${encodeURIComponent(turn.dataset.turn)}/feedback/`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "X-CSRFToken": strings.csrf ?? "" },
+      headers: { "Content-Type": "application/json", "X-CSRFToken": document.getElementById("chat")?.dataset.csrf ?? "" },
       body: JSON.stringify(body),
       credentials: "same-origin",
     });
@@ -83,7 +84,7 @@
       feedbackForm.hidden = closeForm;
       if (!closeForm) feedbackForm.querySelector("input[name=reason]")?.focus();
     } catch {
-      status(turn, strings.feedbackFailed);
+      status(turn, strings.feedback_failed);
     }
   }
 

@@ -15,7 +15,6 @@
   const stopButton = document.getElementById("stop-button");
   const connection = document.getElementById("connection");
   const template = document.getElementById("turn-template");
-  const strings = document.getElementById("answer-strings")?.dataset ?? {};
   // Every word the page shows comes from the template, in the interface language.
   const STRINGS = JSON.parse(document.getElementById("chat-strings")?.textContent || "{}");
 
@@ -282,8 +281,8 @@
     confidence(view, data) {
       // Words a person understands; the score stays available on hover and to screen readers.
       const badge = part(view, ".badge");
-      const words = { green: strings.wellSupported, yellow: strings.partlySupported, red: strings.notSupported };
-      const score = String(strings.supportScore).replace("{score}", Number(data.value).toFixed(2));
+      const words = { green: STRINGS.well_supported, yellow: STRINGS.partly_supported, red: STRINGS.not_supported };
+      const score = String(STRINGS.support_score).replace("{score}", Number(data.value).toFixed(2));
       badge.querySelector(".badge-words").textContent = words[data.band] ?? "";
       badge.querySelector(".badge-score").textContent = ` (${score})`;
       badge.title = score;

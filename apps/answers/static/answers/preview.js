@@ -12,7 +12,8 @@
   const panel = document.getElementById("source-panel");
   const messages = document.getElementById("messages");
   if (!panel || !messages) return;
-  const strings = document.getElementById("answer-strings")?.dataset ?? {};
+  // Every word it shows comes from the page, in the interface language.
+  const strings = JSON.parse(document.getElementById("chat-strings")?.textContent || "{}");
   const $ = (selector) => panel.querySelector(selector);
   const state = { opener: null, previous: null, next: null, request: 0 };
 
@@ -52,12 +53,12 @@
     $(".source-meta").textContent = `${preview.collection} · ${preview.filename}${page}`;
     $(".source-download").href = localUrl(preview.download_url) ?? "#";
     renderChunk(preview.chunk, preview.chunk.highlight);
-    if (preview.chunk.index < 0) $(".source-heading").textContent = strings.chunkGone ?? "";
+    if (preview.chunk.index < 0) $(".source-heading").textContent = strings.chunk_gone ?? "";
     $(".source-heading").hidden = !$(".source-heading").textContent;
   }
 
   function failed() {
-    $("#source-panel-title").textContent = strings.previewFailed ?? "";
+    $("#source-panel-title").textContent = strings.preview_failed ?? "";
     $(".source-meta").textContent = "";
     $(".source-chunk").replaceChildren();
     for (const selector of [".source-previous", ".source-next"]) $(selector).disabled = true;
