@@ -119,6 +119,18 @@ async def test_a_chat_model_that_repeats_the_question_means_it_stands_alone() ->
     assert rewrite is None
 
 
+async def test_a_standalone_question_is_never_sent_to_the_chat_model() -> None:
+    chat = ScriptedChat(["What is the per diem for contractors in Never Cry Wolf?"])
+    rewrite = await query_rewrite(
+        question="What is the per diem for contractors?",
+        history=_asked("Who directed Never Cry Wolf?"),
+        chat=chat,
+        timeout_s=2.0,
+    )
+    assert rewrite is None
+    assert chat.messages == []  # not asked at all
+
+
 async def test_a_failing_chat_model_falls_back_to_the_rules() -> None:
     rewrite = await query_rewrite(
         question="who stars in it?",
