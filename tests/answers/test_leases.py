@@ -4,7 +4,6 @@ read from its row, whichever process asks."""
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Callable
 from datetime import timedelta
 
@@ -12,7 +11,6 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.conf import LazySettings
 from django.contrib.auth.models import User
-from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
@@ -33,6 +31,7 @@ from apps.answers.turn.entry import turn_events, turn_follow
 from apps.corpus.search import SearchFilters
 from ragplatform.periodic import periodic_jobs
 from tests.answers.fakes import ScriptedComposer
+from tests.concurrency import run_at_once
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -106,21 +105,7 @@ def test_the_sweeper_is_registered_and_safe_to_run_in_several_workers(user: User
     live = _turn(user)
     for turn in turns:
         _lapse(turn)
-    counts: list[int] = []
-    start = threading.Barrier(3)
-
-    def sweep() -> None:
-        start.wait()
-        try:
-            counts.append(turns_interrupt_lapsed())
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=sweep) for _ in range(3)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    counts = run_at_once(turns_interrupt_lapsed, threads=3)
     assert sum(counts) == 6
     for turn in turns:
         stored = turn_events_since(turn_id=turn.pk)

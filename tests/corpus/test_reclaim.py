@@ -18,6 +18,7 @@ from apps.corpus.models import Document, DocumentStatus
 from apps.corpus.services import document_process, document_submit
 from apps.corpus.sweeps import documents_reclaim
 from apps.corpus.uploads import document_schedule
+from tests.concurrency import run_at_once
 from tests.conftest import CountingEmbedder
 from tests.factories import CollectionFactory, DocumentFactory
 
@@ -154,21 +155,7 @@ def test_reprocessing_by_hand_starts_the_attempt_count_again() -> None:
 def test_two_sweeps_at_once_handle_each_stale_document_once(settings: LazySettings) -> None:
     settings.RAG_DOCUMENT_MAX_ATTEMPTS = 5
     stale = [_died_while_processing(attempts=1).pk for _ in range(30)]
-    results: list[tuple[int, ...]] = []
-    barrier = threading.Barrier(2)
-
-    def sweep() -> None:
-        barrier.wait()
-        try:
-            results.append(documents_reclaim().requeued)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=sweep) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    results = run_at_once(lambda: documents_reclaim().requeued, threads=2)
     handled = [pk for requeued in results for pk in requeued]
     assert sorted(handled) == sorted(stale)
     assert DBTaskResult.objects.count() == len(stale)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -12,12 +11,12 @@ from django.conf import LazySettings
 from django.contrib.auth.models import Group, Permission, User
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.db import connections
 from rest_framework.test import APIClient
 
 from apps.corpus.models import Collection, Document, DocumentStatus
 from apps.corpus.services import document_process
 from ragplatform.rate_limits import rate_take
+from tests.concurrency import run_at_once
 
 pytestmark = pytest.mark.django_db
 
@@ -105,21 +104,9 @@ def test_uploads_beyond_the_hourly_limit_are_refused_per_user(settings: LazySett
 
 @pytest.mark.django_db(transaction=True)
 def test_the_rate_counter_never_lets_two_processes_take_the_last_slot() -> None:
-    results: list[bool] = []
-    barrier = threading.Barrier(8)
-
-    def take() -> None:
-        barrier.wait()
-        try:
-            results.append(rate_take(key="race", amount=1, limit=5, window=timedelta(hours=1)))
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=take) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    results = run_at_once(
+        lambda: rate_take(key="race", amount=1, limit=5, window=timedelta(hours=1)), threads=8
+    )
     assert sorted(results) == [False] * 3 + [True] * 5
     assert not rate_take(key="race", amount=1, limit=5, window=timedelta(hours=1))
     assert rate_take(key="other", amount=5, limit=5, window=timedelta(hours=1))
