@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth.models import Group
 from django.utils import timezone
 from django.utils.http import urlencode
@@ -29,7 +30,6 @@ from apps.corpus.models import Collection
 
 CUSTOM = "custom"
 DEFAULT_DAYS = 30
-LONGEST_DAYS = 3 * 366
 LINES_SHOWN = 8  # intents or categories charted and tabled; the rest stay in the totals
 ANSWERED, REFUSED = "#60a5fa", "#f87171"
 
@@ -58,8 +58,9 @@ class PeriodForm(forms.Form):
                 raise forms.ValidationError("A custom range needs a first day.")
             if first > last:
                 raise forms.ValidationError("The first day must not be after the last.")
-            if (last - first).days >= LONGEST_DAYS:
-                raise forms.ValidationError(f"A range is at most {LONGEST_DAYS} days.")
+            longest = settings.RAG_DASHBOARD_MAX_DAYS
+            if (last - first).days >= longest:
+                raise forms.ValidationError(f"A range is at most {longest} days.")
         return data
 
     def period(self, *, today: dt.date) -> Period:

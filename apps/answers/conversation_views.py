@@ -13,6 +13,7 @@ from functools import wraps
 from typing import Any
 from uuid import UUID
 
+from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
@@ -23,7 +24,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from apps.answers.models import Conversation
 from apps.answers.selectors import (
-    SEARCH_MAX_CHARS,
     NotFound,
     collections_pickable,
     conversation_collections_chosen,
@@ -49,7 +49,7 @@ def chat_sidebar_context(
     """The sidebar (grouped, filtered by `?q=`), the collection picker and the empty state's
     examples, for the chat page."""
     # The search box caps its length; a longer hand-typed address is cut, not refused.
-    query = _query(request)[:SEARCH_MAX_CHARS]
+    query = _query(request)[: settings.RAG_CONVERSATION_SEARCH_MAX_CHARS]
     pickable = collections_pickable(user_id=user_id)
     chosen = (
         conversation_collections_chosen(conversation_id=conversation.pk, pickable=pickable)
@@ -59,7 +59,7 @@ def chat_sidebar_context(
     return {
         "groups": _groups(user_id, query),
         "search_query": query,
-        "search_max_chars": SEARCH_MAX_CHARS,
+        "search_max_chars": settings.RAG_CONVERSATION_SEARCH_MAX_CHARS,
         "collections": [{"name": c.name, "chosen": c.name in chosen} for c in pickable],
         "collections_chosen": len(chosen),
         "examples": [] if conversation else example_topics(user_id=user_id, language=_language()),
@@ -172,8 +172,10 @@ def conversation_delete(request: HttpRequest, conversation_id: UUID) -> HttpResp
 def conversation_search(request: HttpRequest) -> HttpResponse:
     """The conversation list alone, filtered by `?q=`, for the sidebar's search box."""
     query = _query(request)
-    if len(query) > SEARCH_MAX_CHARS:
-        message = _("Search for at most %(limit)d characters") % {"limit": SEARCH_MAX_CHARS}
+    if len(query) > settings.RAG_CONVERSATION_SEARCH_MAX_CHARS:
+        message = _("Search for at most %(limit)d characters") % {
+            "limit": settings.RAG_CONVERSATION_SEARCH_MAX_CHARS
+        }
         return _error("invalid_request", message, 400)
     user_id: int = request.user.pk  # type: ignore[assignment]  # _signed_in ran
     context = {

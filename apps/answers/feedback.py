@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.conf import settings
+
 from apps.answers.models import FeedbackRating, FeedbackReason, TurnFeedback, TurnStatus
 from apps.answers.selectors import turn_get
-
-MAX_COMMENT_CHARS = 2000
 
 
 class InvalidFeedback(ValueError):
@@ -35,8 +35,9 @@ def feedback_parse(body: object) -> tuple[str, str, str]:
         raise InvalidFeedback(
             f'"reason" must be empty or one of {", ".join(FeedbackReason.values)}'
         )
-    if len(comment) > MAX_COMMENT_CHARS:
-        raise InvalidFeedback(f"The comment is too long (at most {MAX_COMMENT_CHARS} characters)")
+    limit = settings.RAG_FEEDBACK_COMMENT_MAX_CHARS
+    if len(comment) > limit:
+        raise InvalidFeedback(f"The comment is too long (at most {limit} characters)")
     return rating, reason, comment
 
 

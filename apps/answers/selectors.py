@@ -8,6 +8,7 @@ from datetime import date, timedelta
 from typing import Literal, TypeVar
 from uuid import UUID
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Case, Exists, Model, OuterRef, Q, QuerySet, Subquery, Value, When
@@ -101,8 +102,6 @@ def user_collection_ids_readable(*, user_id: int | None) -> frozenset[int] | Non
 
 # --- The chat page's sidebar and empty state ----------------------------------------------
 
-SIDEBAR_LIMIT = 100
-SEARCH_MAX_CHARS = 200
 EXAMPLES = 4
 Period = Literal["today", "week", "older"]
 
@@ -125,7 +124,7 @@ def conversations_sidebar(*, user_id: int, query: str = "") -> list[Conversation
         text = Q(question__icontains=query) | Q(answer__icontains=query)
         matching = Turn.objects.filter(text, conversation=OuterRef("pk"))
         conversations = conversations.filter(Q(title__icontains=query) | Exists(matching))
-    return list(conversations[:SIDEBAR_LIMIT])
+    return list(conversations[: settings.RAG_SIDEBAR_CONVERSATIONS])
 
 
 def conversations_grouped(

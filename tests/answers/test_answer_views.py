@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.test import Client
 
-from apps.answers.feedback import MAX_COMMENT_CHARS
 from apps.answers.models import Citation, Turn, TurnFeedback, TurnStatus
 from apps.answers.source_preview import sentence_best_match
 from tests.factories import (
@@ -161,7 +161,10 @@ def test_the_asker_rates_an_answer_and_a_second_rating_replaces_the_first(
         ({}, '"rating" must be one of'),
         ({"rating": "up", "reason": "boring"}, '"reason" must be empty or one of'),
         ({"rating": "up", "comment": 5}, '"comment" must be a string'),
-        ({"rating": "up", "comment": "x" * (MAX_COMMENT_CHARS + 1)}, "comment is too long"),
+        (
+            {"rating": "up", "comment": "x" * (settings.RAG_FEEDBACK_COMMENT_MAX_CHARS + 1)},
+            "comment is too long",
+        ),
         (["up"], "must be a JSON object"),
     ],
 )
