@@ -7,6 +7,10 @@ the processes; every tenth is dropped mid-answer and resumes on the other proces
 second, smaller wave asks on one process and follows from the other, and the first is killed
 with SIGKILL mid-answer: every follower must get a terminal event. `first_event_ms_alone` is
 one question with nothing else running: the pipeline's own time to its first event.
+`server_cpu_s` is the CPU both server processes used during the load (from /proc),
+`db_sessions_peak` / `db_sessions_after` the connections to the database during and after it
+(from pg_stat_activity: bounded by the servers' pools, none left behind), and
+`load_average_before` the machine's load average as the load starts (its other work).
 
     python benchmarks/stream_load.py --clients 200 [--json FILE]
 
@@ -136,12 +140,59 @@ async def _load(
         runs.append(
             ClientRun("ws" if i % 4 < 2 else "sse", ask_on, other if dropped else None, cookies[i])
         )
-    before = _queries(servers)
+    before, cpu_before, own_before = _queries(servers), _cpu_s(servers), time.process_time()
+    load_before = os.getloadavg()[0]  # the machine's other work, before ours starts
+    sessions: list[int] = []
+    sampler = asyncio.create_task(_sessions_sample(sessions))
     started = time.monotonic()
     done = await asyncio.gather(*(client_run(r, timeout) for r in runs))
     elapsed = time.monotonic() - started
+    sampler.cancel()
+    cpu = {"servers": _cpu_s(servers) - cpu_before, "clients": time.process_time() - own_before}
     await asyncio.sleep(1.2)  # the counters are written twice a second
-    return {"runs": done, "queries": _queries(servers) - before, "elapsed_s": elapsed}
+    return {
+        "runs": done,
+        "queries": _queries(servers) - before,
+        "elapsed_s": elapsed,
+        "cpu_s": cpu,
+        "sessions_peak": max(sessions, default=0),
+        "sessions_after": await _sessions(),
+        "load_before": load_before,
+    }
+
+
+async def _sessions_sample(into: list[int]) -> None:
+    while True:
+        into.append(await _sessions())
+        await asyncio.sleep(0.25)
+
+
+async def _sessions() -> int:
+    """Connections to the benchmark's database (this process's own included): bounded by the
+    servers' pools while they answer, and back to their idle pools after."""
+    import psycopg
+    from asgiref.sync import sync_to_async
+    from django.db import connection
+
+    params = await sync_to_async(connection.get_connection_params)()
+    keep = {"host", "port", "user", "password"}
+    conninfo = {k: v for k, v in params.items() if k in keep and v}
+    async with await psycopg.AsyncConnection.connect(**conninfo, dbname="postgres") as conn:
+        cursor = await conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", [DATABASE]
+        )
+        row = await cursor.fetchone()
+    return int(row[0]) if row else 0
+
+
+def _cpu_s(servers: list[Any]) -> float:
+    """CPU seconds the server processes have used so far (user and system, from /proc)."""
+    total = 0.0
+    for server in servers:
+        stat = Path(f"/proc/{server.process.pid}/stat").read_text()
+        fields = stat.rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 async def _kill_wave(
@@ -213,6 +264,12 @@ def figures_compute(
         "gap_ms_p95": _pct(gaps, 95),
         "load_elapsed_s": round(load["elapsed_s"], 2),
         "queries_per_event": round(load["queries"] / events, 3) if events else None,
+        "server_cpu_s": round(load["cpu_s"]["servers"], 2),
+        "server_cpu_ms_per_turn": round(load["cpu_s"]["servers"] * 1000 / len(runs), 1),
+        "client_cpu_s": round(load["cpu_s"]["clients"], 2),
+        "db_sessions_peak": load["sessions_peak"],
+        "db_sessions_after": load["sessions_after"],
+        "load_average_before": round(load["load_before"], 2),
         "kill_followers": len(killed["runs"]),
         "kill_followers_terminated": len(ends),
         "kill_followers_interrupted": len(interrupted),

@@ -130,7 +130,8 @@ def _database_from_url(url: str) -> dict[str, object]:
         "PASSWORD": unquote(parsed.password or ""),
         "HOST": parsed.hostname or "",
         "PORT": str(parsed.port or ""),
-        "CONN_MAX_AGE": env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0),
+        "CONN_MAX_AGE": _conn_max_age(),
+        "OPTIONS": _pool_options(),
     }
 
 
@@ -140,7 +141,35 @@ def _embedded_database() -> dict[str, object]:
         "NAME": "ragplatform",
         "EMBEDDED_DATABASE": "ragplatform",
         "EMBEDDED_PGDATA": str(DATA_DIR / "pg"),
+        "EMBEDDED_MAX_CONNECTIONS": env_int("RAG_EMBEDDED_PG_MAX_CONNECTIONS", 200, minimum=20),
+        "OPTIONS": _pool_options(),
     }
+
+
+# One bounded pool of connections per process, not one per thread: under ASGI each request's
+# sync code has a thread of its own, so a burst would open a connection per request.
+DATABASE_POOL = env_bool("DATABASE_POOL", default=True)
+
+
+def _pool_options() -> dict[str, object]:
+    if not DATABASE_POOL:
+        return {}
+    low = env_int("DATABASE_POOL_MIN_SIZE", 2, minimum=0)
+    high = env_int("DATABASE_POOL_MAX_SIZE", 12, minimum=1)
+    if high < low:
+        raise ImproperlyConfigured(
+            "DATABASE_POOL_MAX_SIZE must not be below DATABASE_POOL_MIN_SIZE"
+        )
+    wait_s = env_float("DATABASE_POOL_TIMEOUT_S", 20.0, low=0.5, high=600.0)
+    return {"pool": {"min_size": low, "max_size": high, "timeout": wait_s}}
+
+
+def _conn_max_age() -> int:
+    age = env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0)
+    if age and DATABASE_POOL:
+        # Django refuses the two together: a pooled connection goes back after every use.
+        raise ImproperlyConfigured("DATABASE_CONN_MAX_AGE needs DATABASE_POOL=false")
+    return age
 
 
 _database_url = env_str("DATABASE_URL")
@@ -148,6 +177,10 @@ DATABASES = {
     "default": _database_from_url(_database_url) if _database_url else _embedded_database()
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# Threads per process for the database calls of answers (detached from requests), and apart
+# for their searches, so that quick writes such as a first event never queue behind searches.
+RAG_DB_THREADS = env_int("RAG_DB_THREADS", 4, minimum=1)
+RAG_DB_SEARCH_THREADS = env_int("RAG_DB_SEARCH_THREADS", 2, minimum=1)
 
 # No CHANNEL_LAYERS: followers of a turn hear of its events through PostgreSQL LISTEN/NOTIFY
 # (apps/answers/turn/live.py), so every process that shares the database can follow any turn.

@@ -69,3 +69,32 @@ def test_database_url_must_be_postgresql() -> None:
     result = _settings_import(DATABASE_URL="mysql://u@h/db")
     assert result.returncode != 0
     assert "DATABASE_URL" in result.stderr
+
+
+def _databases(**extra: str) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "ragplatform.settings", **extra}
+    code = "import django; django.setup(); from django.conf import settings as s; "
+    code += "d = s.DATABASES['default']; print(d['OPTIONS'], d.get('CONN_MAX_AGE'))"
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=environment, capture_output=True, text=True
+    )
+
+
+def test_database_connections_come_from_a_bounded_pool_by_default() -> None:
+    for extra in ({}, {"DATABASE_URL": "postgres://u@db.internal/rag"}):
+        result = _databases(**extra, DATABASE_POOL_MAX_SIZE="7")
+        assert "'pool': {'min_size': 2, 'max_size': 7, 'timeout': 20.0}" in result.stdout
+    assert _databases(DATABASE_POOL="false").stdout.startswith("{}")
+
+
+@pytest.mark.parametrize(
+    ("extra", "name"),
+    [
+        ({"DATABASE_POOL_MIN_SIZE": "5", "DATABASE_POOL_MAX_SIZE": "3"}, "DATABASE_POOL_MAX_SIZE"),
+        ({"DATABASE_URL": "postgres://u@h/db", "DATABASE_CONN_MAX_AGE": "60"}, "DATABASE_POOL"),
+    ],
+)
+def test_contradictory_pool_settings_stop_start_up(extra: dict[str, str], name: str) -> None:
+    result = _settings_import(**extra)
+    assert result.returncode != 0
+    assert name in result.stderr

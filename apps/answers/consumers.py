@@ -22,7 +22,6 @@ import json
 import logging
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
@@ -36,6 +35,7 @@ from apps.answers.turn.entry import (
     turn_launch,
     turn_open,
 )
+from ragplatform.db_threads import db_run, db_threads_detached
 from ragplatform.session_check import session_user_id
 
 logger = logging.getLogger(__name__)
@@ -80,7 +80,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.sender is None:  # refused at connect; ignore whatever still arrives
             return
-        if await sync_to_async(session_user_id)(session_key=self.session_key) != self.user_id:
+        if await db_run(session_user_id)(session_key=self.session_key) != self.user_id:
             # Logged out (or deactivated) since connecting: the socket's login has ended.
             await self._unfollow()
             self.sender.cancel()
@@ -92,7 +92,10 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         except ValueError:
             self._post(refusal(FailureCode.INVALID_REQUEST, "Messages must be JSON objects"))
             return
-        await self.receive_json(content)
+        # Nothing of a socket's work belongs to a thread: its database calls (and those of the
+        # answers it starts) use the database threads, not the process's one shared thread.
+        with db_threads_detached():
+            await self.receive_json(content)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         kind = content.get("type") if isinstance(content, dict) else None
@@ -149,7 +152,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         if turn_id is None:
             return  # nothing to cancel
         try:
-            await sync_to_async(turn_get)(turn_id=turn_id, user_id=self.user_id)
+            await db_run(turn_get)(turn_id=turn_id, user_id=self.user_id)
         except REFUSALS as exc:
             self._post(refusal(refusal_code(exc), str(exc)))
             return
@@ -165,7 +168,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             self._post(refusal(FailureCode.INVALID_REQUEST, message))
             return
         try:
-            await sync_to_async(turn_get)(turn_id=turn_id, user_id=self.user_id)
+            await db_run(turn_get)(turn_id=turn_id, user_id=self.user_id)
         except REFUSALS as exc:
             self._post(refusal(refusal_code(exc), str(exc)))
             return

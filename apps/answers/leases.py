@@ -111,16 +111,17 @@ def turn_follow_check(*, turn_id: int) -> None:
         turn_interrupt(turn_id=turn_id)
 
 
-def turn_interrupt(*, turn_id: int) -> bool:
+def turn_interrupt(*, turn_id: int, lapsed_only: bool = True) -> bool:
     """Fail a streaming turn whose lease has lapsed as interrupted, keeping the answer streamed
-    so far; False if it is not one (ended meanwhile, renewed, or being interrupted elsewhere)."""
+    so far; False if it is not one (ended meanwhile, renewed, or being interrupted elsewhere).
+    `lapsed_only=False` is the answering process itself, stopping: its lease does not matter."""
     with transaction.atomic():
-        lapsed = (
-            Turn.objects.select_for_update(skip_locked=True)
-            .filter(pk=turn_id, status=TurnStatus.STREAMING, lease_expires_at__lt=Now())
-            .values_list("pk", flat=True)
+        streaming = Turn.objects.select_for_update(skip_locked=True).filter(
+            pk=turn_id, status=TurnStatus.STREAMING
         )
-        if not lapsed:
+        if lapsed_only:
+            streaming = streaming.filter(lease_expires_at__lt=Now())
+        if not streaming.values_list("pk", flat=True):
             return False
         events = turn_events_since(turn_id=turn_id)
         if events and events[-1]["type"] in TERMINAL_EVENTS:  # stored, status not yet written
@@ -133,7 +134,8 @@ def turn_interrupt(*, turn_id: int) -> bool:
             partial=bool(text),
         )
         turn_end(turn_id=turn_id, seq=(events[-1]["seq"] if events else 0) + 1, outcome=outcome)
-    logger.info("Turn %s interrupted: its lease lapsed", turn_id)
+    why = "its lease lapsed" if lapsed_only else "its process is stopping"
+    logger.info("Turn %s interrupted: %s", turn_id, why)
     return True
 
 

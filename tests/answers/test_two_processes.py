@@ -153,3 +153,27 @@ async def test_a_killed_answering_process_ends_followers_with_interrupted_and_th
     turn = await Turn.objects.aget(pk=turn_id)
     assert turn.status == TurnStatus.FAILED and turn.partial
     assert turn.answer == partial and partial.startswith("Employees take")
+
+
+async def test_a_process_stopped_with_sigterm_ends_its_answers_as_interrupted_keeping_the_text(
+    pair: tuple[Server, Server], cookie: str, tmp_path: Path
+) -> None:
+    # A restart is not a user cancelling: the answer ends retryable, as after a crash.
+    stopping = _start(tmp_path, "stopping", STREAM_PIECES=60)  # 15 s: stopped well before
+    try:
+        async with socket_to(stopping, cookie) as ws:
+            await ws.send('{"type": "ask", "question": "How many days of leave?"}')
+            seen = await _until(ws, lambda e: e["type"] == "token" and e["seq"] >= 3)
+        await asyncio.to_thread(stopping.stop)  # SIGTERM, and wait for the process to exit
+        assert stopping.process is not None and stopping.process.returncode is not None
+    finally:
+        stopping.kill()
+
+    # Ended by the process on its way out, not left for a lease to lapse.
+    turn = await Turn.objects.aget(pk=seen[0]["turn"])
+    assert turn.status == TurnStatus.FAILED and turn.error_code == "interrupted"
+    assert turn.partial and turn.answer.startswith("Employees take")
+    stored = await sync_to_async(turn_events_since)(turn_id=turn.pk)
+    assert stored[-1]["type"] == "failed" and stored[-1]["data"]["retryable"]
+    tokens = "".join(e["data"]["text"] for e in stored if e["type"] == "token")
+    assert turn.answer == tokens

@@ -13,7 +13,6 @@ from dataclasses import dataclass, replace
 from typing import Literal, get_args
 
 import numpy as np
-from asgiref.sync import sync_to_async
 
 from apps.answers.providers.chat import ChatModel
 from apps.answers.retrieval.expansion import bridging_query, hyde_passage
@@ -47,6 +46,7 @@ from apps.corpus.search import (
     chunks_hydrate,
     chunks_keyword_search,
 )
+from ragplatform.db_threads import db_call
 
 Mode = Literal["hybrid", "dense", "keyword"]
 MODES: tuple[Mode, ...] = get_args(Mode)
@@ -167,7 +167,7 @@ class Retriever:
             dense = await self._dense(text, request, trace, kind)
         if self.config.mode != "dense":
             with _timed(trace, f"keyword:{kind}"):
-                keyword = await sync_to_async(chunks_keyword_search)(
+                keyword = await db_call(chunks_keyword_search, lane="search")(
                     query=KeywordQuery.from_text(text),
                     filters=request.filters,
                     limit=self.config.keyword_k,
@@ -203,7 +203,7 @@ class Retriever:
             trace.models["embedder_error"] = str(exc)[:300]
             return []
         with _timed(trace, f"dense:{kind}"):
-            return await sync_to_async(chunks_dense_search)(
+            return await db_call(chunks_dense_search, lane="search")(
                 embedding=vector,
                 filters=request.filters,
                 limit=self.config.dense_k,
@@ -218,9 +218,9 @@ class Retriever:
             return list(request.query_embedding)
         with _timed(trace, f"embed:{kind}"):
             if kind == "hyde":
-                vector = (await sync_to_async(self.embedder.embed_passages)([text]))[0]
+                vector = (await db_call(self.embedder.embed_passages, lane="search")([text]))[0]
             else:
-                vector = await sync_to_async(self.embedder.embed_query)(text)
+                vector = await db_call(self.embedder.embed_query, lane="search")(text)
         return np.asarray(vector, dtype=np.float32).tolist()
 
     async def _hyde(
@@ -316,7 +316,7 @@ class Retriever:
         return final
 
     async def _hydrated(self, candidates: Sequence[Candidate]) -> list[RetrievedChunk]:
-        rows = await sync_to_async(chunks_hydrate)([c.chunk_id for c in candidates])
+        rows = await db_call(chunks_hydrate, lane="search")([c.chunk_id for c in candidates])
         return [
             RetrievedChunk(**vars(rows[c.chunk_id]), score=c.fused_score, candidate=c)
             for c in candidates

@@ -8,8 +8,6 @@ import logging
 import time
 from collections.abc import AsyncIterator
 
-from asgiref.sync import sync_to_async
-
 from apps.answers.composing.confidence import confidence_band
 from apps.answers.composing.followups import followups_suggest
 from apps.answers.composing.types import ComposeRequest
@@ -33,6 +31,7 @@ from apps.answers.turn.search_results import search_results_data
 from apps.answers.turn.speculation import Speculation
 from apps.answers.turn.state import TurnState, retrieval_record, turn_finish
 from apps.corpus.embedders import EmbedderError
+from ragplatform.db_threads import db_call
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +49,7 @@ async def answer_events(
             await search_results_data(query=state.question, chunks=result.chunks),
         )
     context = context_build(chunks=result.chunks, budget_tokens=providers.context_budget_tokens)
-    await sync_to_async(turn_context_record)(turn_id=state.turn_id, context=_context_data(context))
+    await db_call(turn_context_record)(turn_id=state.turn_id, context=_context_data(context))
     outcome = ComposeOutcome()
     request = ComposeRequest(
         # A follow-up is answered as its standalone rewrite: "who stars in it?" alone would
@@ -136,7 +135,7 @@ async def _after_answer(
     outcome: ComposeOutcome,
     providers: Providers,
 ) -> AsyncIterator[Envelope]:
-    await sync_to_async(citations_store)(turn_id=state.turn_id, citations=outcome.citations)
+    await db_call(citations_store)(turn_id=state.turn_id, citations=outcome.citations)
     if outcome.error is not None or not outcome.text.strip():
         yield await state.recorder.end(_failure(state, outcome))
         return

@@ -12,6 +12,7 @@ dropped connection cancels nothing and the answer can be resumed on any process.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextvars
 import logging
 from collections.abc import AsyncIterator, Sequence
@@ -19,12 +20,11 @@ from dataclasses import dataclass
 from datetime import timedelta
 from uuid import UUID
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import transaction
 
 from apps.answers.events import TERMINAL_EVENTS, Envelope, FailureCode
-from apps.answers.leases import conversation_turns_cancel, turn_cancel_request
+from apps.answers.leases import conversation_turns_cancel, turn_cancel_request, turn_interrupt
 from apps.answers.models import Conversation, Turn
 from apps.answers.providers.registry import providers_default
 from apps.answers.selectors import conversation_get, user_collection_ids_readable
@@ -41,6 +41,7 @@ from apps.answers.turn.recorder import TurnRecorder
 from apps.answers.turn.run import turn_run
 from apps.corpus.search import SearchFilters
 from apps.corpus.selectors import UnknownCollection, collection_ids_resolve
+from ragplatform.db_threads import db_call, db_threads_detached
 from ragplatform.rate_limits import rate_take
 
 __all__ = ["turn_follow"]  # followed through this entry like everything else
@@ -49,7 +50,8 @@ logger = logging.getLogger(__name__)
 
 _UNAVAILABLE = "The answering service is not available right now; please try again later."
 _BROKE = "Something went wrong while answering; please try again."
-_RUNNING: set[asyncio.Task[None]] = set()  # turns this process answers for a transport
+# The turns this process answers for a transport, by their task.
+_RUNNING: dict[asyncio.Task[None], int] = {}
 
 
 class RateLimited(Exception):
@@ -77,7 +79,7 @@ async def turn_open(
     records. Raises InvalidQuestion (bad text, unknown or unreadable collection), NotFound or
     RateLimited.
     """
-    return await sync_to_async(_turn_open)(
+    return await db_call(_turn_open)(
         user_id=user_id,
         conversation_id=conversation_id,
         question=question,
@@ -159,7 +161,7 @@ async def turn_events(*, turn_id: int, filters: SearchFilters) -> AsyncIterator[
     this generator; either way it ends with a stored terminal event, which is yielded last
     when the caller is still listening."""
     try:
-        providers = await sync_to_async(providers_default)()
+        providers = await db_call(providers_default)()
     except Exception:
         logger.exception("Could not build the providers for turn %s", turn_id)
         yield await turn_abandon(
@@ -204,8 +206,25 @@ def turn_launch(*, turn_id: int, filters: SearchFilters) -> None:
     # the request's thread for database calls (Django gives each request its own, and a
     # thread created for a finished request would hold a database connection forever).
     task = asyncio.create_task(_run_to_end(turn_id, filters), context=contextvars.Context())
-    _RUNNING.add(task)
-    task.add_done_callback(_RUNNING.discard)
+    _RUNNING[task] = turn_id
+    task.add_done_callback(_forget)
+
+
+def _forget(task: asyncio.Task[None]) -> None:
+    _RUNNING.pop(task, None)
+
+
+@atexit.register
+def _interrupt_at_exit() -> None:
+    """A process stopped (SIGTERM, SIGINT) ends the answers it still runs as interrupted,
+    keeping their text, as its lapsed lease would after a crash, only at once: nobody asked to
+    cancel them, so they stay retryable. The event loop has stopped by now: plain calls."""
+    for turn_id in sorted(set(_RUNNING.values())):
+        try:
+            turn_interrupt(turn_id=turn_id, lapsed_only=False)
+        except Exception:  # the database may be gone too; the lease covers it then
+            logger.warning("Could not end turn %s at exit", turn_id, exc_info=True)
+    _RUNNING.clear()
 
 
 async def turns_launched_wait(*, timeout_s: float) -> int:
@@ -223,18 +242,20 @@ async def turns_launched_wait(*, timeout_s: float) -> int:
 
 
 async def _run_to_end(turn_id: int, filters: SearchFilters) -> None:
-    try:
-        async for _envelope in turn_events(turn_id=turn_id, filters=filters):
-            pass  # stored and announced as it happens; followers hear it from there
-    except Exception:
-        logger.exception("The answer to turn %s broke off", turn_id)
-        await turn_abandon(turn_id=turn_id, code=FailureCode.INTERNAL, message=_BROKE)
+    # No request's thread to keep to: the turn's database calls use the database threads.
+    with db_threads_detached():
+        try:
+            async for _envelope in turn_events(turn_id=turn_id, filters=filters):
+                pass  # stored and announced as it happens; followers hear it from there
+        except Exception:
+            logger.exception("The answer to turn %s broke off", turn_id)
+            await turn_abandon(turn_id=turn_id, code=FailureCode.INTERNAL, message=_BROKE)
 
 
 async def turn_cancel(*, turn_id: int) -> bool:
     """Ask whichever process answers the turn to stop it; its followers get `failed
     cancelled`. False if the turn had already ended."""
-    return await sync_to_async(turn_cancel_request)(turn_id=turn_id)
+    return await db_call(turn_cancel_request)(turn_id=turn_id)
 
 
 async def turn_abandon(

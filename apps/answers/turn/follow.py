@@ -12,12 +12,9 @@ terminal event.
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import ParamSpec, TypeVar
+from collections.abc import AsyncIterator
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import close_old_connections
 
 from apps.answers.events import TERMINAL_EVENTS, Envelope
 from apps.answers.leases import turn_follow_check, turn_followed
@@ -26,23 +23,7 @@ from apps.answers.notices import Notice
 from apps.answers.replay import turn_events_visible
 from apps.answers.selectors import turn_events_since, user_collection_ids_readable
 from apps.answers.turn.live import Signal, Subscription, turn_notices
-
-_P = ParamSpec("_P")
-_R = TypeVar("_R")
-
-
-# A follower's few reads run on the shared thread pool, not on its request's own thread (an SSE
-# stream would otherwise keep a thread and a connection for its whole life), and give their
-# connection back as a request would (kept only with DATABASE_CONN_MAX_AGE).
-def _db(read: Callable[_P, _R]) -> Callable[_P, Awaitable[_R]]:
-    def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        close_old_connections()
-        try:
-            return read(*args, **kwargs)
-        finally:
-            close_old_connections()
-
-    return sync_to_async(run, thread_sensitive=False)
+from ragplatform.db_threads import db_run
 
 
 class _Follower:
@@ -105,7 +86,7 @@ async def turn_follow(
     through the terminal event, wherever the turn is being answered."""
     follower = _Follower(turn_id=turn_id, user_id=user_id, last_seq=last_seq)
     async with turn_notices(turn_id) as notices:
-        events = await _db(follower.open)()
+        events = await db_run(follower.open)()
         while True:
             for envelope in events:
                 yield envelope
@@ -117,13 +98,13 @@ async def turn_follow(
 async def _next_events(follower: _Follower, notices: Subscription) -> list[Envelope]:
     heard = await notices.next(timeout=settings.RAG_TURN_FOLLOW_CHECK_S)
     if heard is Signal.TIMEOUT:
-        return await _db(follower.check)()
+        return await db_run(follower.check)()
     if follower.noted_long_ago():
-        await _db(follower.note)()
+        await db_run(follower.note)()
     if isinstance(heard, Notice) and heard.seq <= follower.last_seq:
         return []  # already passed (or not an event: a cancel request)
     if not isinstance(heard, Notice) or heard.envelope is None or heard.seq > follower.last_seq + 1:
-        return await _db(follower.stored)()  # lost notices, a gap, or too large
+        return await db_run(follower.stored)()  # lost notices, a gap, or too large
     if follower.filter_live:
-        return await _db(follower.live)(heard.envelope)
+        return await db_run(follower.live)(heard.envelope)
     return follower.live(heard.envelope)

@@ -8,12 +8,12 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from apps.answers.leases import turn_lease_renew
 from apps.answers.notices import Notice
 from apps.answers.turn.live import turn_notices
+from ragplatform.db_threads import db_call
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ async def lease_keep(*, turn_id: int, stop: Callable[[], object]) -> None:
 
 async def _renewed(turn_id: int) -> bool:
     try:
-        renewal = await sync_to_async(turn_lease_renew)(turn_id=turn_id)
+        renewal = await db_call(turn_lease_renew)(turn_id=turn_id)
     except Exception:
         # A database hiccup: keep answering; if it lasts, the lease lapses and the turn is
         # interrupted, which is the truth by then.

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from asgiref.sync import sync_to_async
 from django.db import IntegrityError
 
 from apps.answers.events import TERMINAL_EVENTS, Envelope, EventType, FailureCode
@@ -13,6 +12,7 @@ from apps.answers.outcomes import TurnFailed, TurnOutcome, TurnUsage
 from apps.answers.providers.usage import UsageMeter
 from apps.answers.selectors import turn_events_since
 from apps.answers.services import turn_end, turn_event_append, turn_usage_record
+from ragplatform.db_threads import db_call
 
 
 class EventRecorder(Protocol):
@@ -34,7 +34,7 @@ class TurnRecorder:
     @classmethod
     async def resume(cls, turn_id: int) -> TurnRecorder:
         """A recorder that continues after the events already stored (and knows if they end)."""
-        stored = await sync_to_async(turn_events_since)(turn_id=turn_id, last_seq=0)
+        stored = await db_call(turn_events_since)(turn_id=turn_id, last_seq=0)
         recorder = cls(turn_id, last_seq=stored[-1]["seq"] if stored else 0)
         if stored and stored[-1]["type"] in TERMINAL_EVENTS:
             recorder.terminal = stored[-1]
@@ -50,7 +50,7 @@ class TurnRecorder:
         self._check_open(type_)
         self.seq += 1
         envelope = Envelope(seq=self.seq, turn=self.turn_id, type=str(type_), data=data)
-        await sync_to_async(turn_event_append)(envelope=envelope)
+        await db_call(turn_event_append)(envelope=envelope)
         return envelope
 
     async def end(self, outcome: TurnOutcome) -> Envelope:
@@ -60,9 +60,9 @@ class TurnRecorder:
             usage = TurnUsage(
                 self.usage.prompt_tokens, self.usage.completion_tokens, self.usage.source
             )
-            await sync_to_async(turn_usage_record)(turn_id=self.turn_id, usage=usage)
+            await db_call(turn_usage_record)(turn_id=self.turn_id, usage=usage)
         try:
-            self.terminal = await sync_to_async(turn_end)(
+            self.terminal = await db_call(turn_end)(
                 turn_id=self.turn_id, seq=self.seq, outcome=outcome
             )
         except IntegrityError:

@@ -11,18 +11,18 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 
 from apps.answers.composing.conversational import ConversationalResponder
 from apps.answers.composing.types import ComposeRequest
 from apps.answers.events import Envelope, EventType, FailureCode
+from apps.answers.models import Turn
 from apps.answers.outcomes import TurnClassified, TurnFinished
 from apps.answers.providers.registry import Providers
 from apps.answers.providers.usage import usage_meter_close, usage_meter_open
 from apps.answers.retrieval.types import ContextWindow, RetrievalResult
 from apps.answers.routing.policy import RoutingDecision, routing_decide
-from apps.answers.routing.types import Intent, TurnAction
+from apps.answers.routing.types import HistoryMessage, Intent, TurnAction
 from apps.answers.selectors import conversation_history, turn_get
 from apps.answers.services import turn_classified_record
 from apps.answers.turn.answer import answer_events
@@ -33,6 +33,7 @@ from apps.answers.turn.search_results import search_results_data
 from apps.answers.turn.speculation import Speculation, speculate
 from apps.answers.turn.state import TurnState, retrieval_record, turn_finish
 from apps.corpus.search import SearchFilters
+from ragplatform.db_threads import db_call
 
 logger = logging.getLogger(__name__)
 
@@ -62,10 +63,7 @@ async def turn_run(
 async def _turn(
     turn_id: int, providers: Providers, filters: SearchFilters, recorder: TurnRecorder
 ) -> AsyncIterator[Envelope]:
-    turn = await sync_to_async(turn_get)(turn_id=turn_id)
-    history = await sync_to_async(conversation_history)(
-        conversation_id=turn.conversation_id, before_index=turn.index
-    )
+    turn, history = await db_call(_turn_with_history)(turn_id)
     state = TurnState(turn_id, turn.question, turn.conversation_id, history, filters, recorder)
     speculation = await speculate(
         query=state.question,
@@ -84,6 +82,11 @@ async def _turn(
         yield envelope
 
 
+def _turn_with_history(turn_id: int) -> tuple[Turn, tuple[HistoryMessage, ...]]:
+    turn = turn_get(turn_id=turn_id)
+    return turn, conversation_history(conversation_id=turn.conversation_id, before_index=turn.index)
+
+
 async def _classified(
     state: TurnState, decision: RoutingDecision, speculation: Speculation
 ) -> Envelope:
@@ -100,7 +103,7 @@ async def _classified(
         language=c.language,
         classification=c.as_dict(),
     )
-    await sync_to_async(turn_classified_record)(turn_id=state.turn_id, classified=classified)
+    await db_call(turn_classified_record)(turn_id=state.turn_id, classified=classified)
     data = {**c.as_dict(), "tier": str(decision.tier), "strategy": str(decision.strategy)}
     return await state.recorder.emit(
         EventType.CLASSIFICATION,

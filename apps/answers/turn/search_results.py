@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from django.urls import reverse
 
 from apps.answers.retrieval.types import RetrievedChunk
 from apps.corpus.search import KeywordQuery, chunk_headlines, headline_html
+from ragplatform.db_threads import db_call
 
 
 def _best_chunk_per_document(chunks: Sequence[RetrievedChunk], limit: int) -> list[RetrievedChunk]:
@@ -23,7 +23,7 @@ async def search_results_data(
     *, query: str, chunks: Sequence[RetrievedChunk], limit: int = 10
 ) -> dict[str, Any]:
     documents = _best_chunk_per_document(chunks, limit)
-    headlines = await sync_to_async(chunk_headlines)(
+    headlines = await db_call(chunk_headlines, lane="search")(
         chunk_ids=[c.chunk_id for c in documents], query=KeywordQuery.from_text(query)
     )
     top = documents[0].score if documents else 1.0

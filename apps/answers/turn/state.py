@@ -7,8 +7,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from uuid import UUID
 
-from asgiref.sync import sync_to_async
-
 from apps.answers.events import Envelope
 from apps.answers.outcomes import TurnFinished, TurnRetrieved
 from apps.answers.retrieval.types import RetrievalResult
@@ -16,6 +14,7 @@ from apps.answers.routing.types import HistoryMessage
 from apps.answers.services import turn_retrieval_record
 from apps.answers.turn.recorder import TurnRecorder
 from apps.corpus.search import SearchFilters
+from ragplatform.db_threads import db_call
 
 
 @dataclass
@@ -42,7 +41,7 @@ async def retrieval_record(state: TurnState, result: RetrievalResult) -> None:
     retrieved = TurnRetrieved(
         retrieval_trace=result.trace.as_dict(), models_used=result.trace.models
     )
-    await sync_to_async(turn_retrieval_record)(turn_id=state.turn_id, retrieved=retrieved)
+    await db_call(turn_retrieval_record)(turn_id=state.turn_id, retrieved=retrieved)
 
 
 async def turn_finish(state: TurnState, finished: TurnFinished) -> Envelope:

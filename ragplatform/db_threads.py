@@ -1,0 +1,72 @@
+"""The process's database threads: bounded pools on which work that runs detached from any
+request (a turn being answered, a follower's reads) makes its synchronous database calls.
+
+Each call borrows a connection and gives it back when it returns (to the pool, or closed as
+at the end of a request), so the threads hold none between calls and independent turns do not
+queue behind one another on a single thread. A call is one unit: a transaction never spans
+two calls. Searches (the heavy queries and the query embedding of retrieval) have threads of
+their own, so a turn's quick writes, such as its classification event, never wait behind the
+searches of every turn that arrived with it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Literal, ParamSpec, TypeVar
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import close_old_connections
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+Lane = Literal["answers", "search"]
+
+_lock = threading.Lock()
+_pools: dict[Lane, ThreadPoolExecutor] = {}
+_detached: ContextVar[bool] = ContextVar("db_threads_detached", default=False)
+
+
+def db_threads(lane: Lane = "answers") -> ThreadPoolExecutor:
+    """The lane's pool (RAG_DB_THREADS or RAG_DB_SEARCH_THREADS threads), made on first use."""
+    with _lock:
+        if lane not in _pools:
+            size = settings.RAG_DB_SEARCH_THREADS if lane == "search" else settings.RAG_DB_THREADS
+            _pools[lane] = ThreadPoolExecutor(size, thread_name_prefix=f"db-{lane}")
+        return _pools[lane]
+
+
+def db_run(call: Callable[_P, _R], *, lane: Lane = "answers") -> Callable[_P, Awaitable[_R]]:
+    """`call` made awaitable on the database threads, its connection given back after."""
+
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        close_old_connections()  # one kept (DATABASE_CONN_MAX_AGE) may have gone bad meanwhile
+        try:
+            return call(*args, **kwargs)
+        finally:
+            close_old_connections()
+
+    return sync_to_async(run, thread_sensitive=False, executor=db_threads(lane))
+
+
+def db_call(call: Callable[_P, _R], *, lane: Lane = "answers") -> Callable[_P, Awaitable[_R]]:
+    """`call` made awaitable: on the database threads inside `db_threads_detached()`, else on
+    the caller's own thread as `sync_to_async` does (a request's thread, or the thread of a
+    synchronous caller under `async_to_sync`, whose connection and transaction it shares)."""
+    if _detached.get():
+        return db_run(call, lane=lane)
+    return sync_to_async(call)
+
+
+@contextmanager
+def db_threads_detached() -> Iterator[None]:
+    """Within this block (and the tasks it starts), `db_call` uses the database threads."""
+    token = _detached.set(True)
+    try:
+        yield
+    finally:
+        _detached.reset(token)

@@ -1,0 +1,77 @@
+"""The database threads: detached work runs its calls off the shared thread, concurrently,
+on a bounded set of pooled connections that every call gives back."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+from asgiref.sync import async_to_sync
+from django.conf import settings
+from django.db import connection
+
+from ragplatform.db_threads import db_call, db_run, db_threads_detached
+
+pytestmark = pytest.mark.django_db(transaction=True)
+pooled = pytest.mark.skipif(not settings.DATABASE_POOL, reason="DATABASE_POOL is off")
+
+
+def _backend() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid() FROM pg_sleep(0.02)")
+        return int(cursor.fetchone()[0])
+
+
+def _borrowed() -> int:
+    stats = connection.pool.get_stats()  # type: ignore[attr-defined]  # PostgreSQL's wrapper
+    return int(stats.get("pool_size", 0) - stats.get("pool_available", 0))
+
+
+@pooled
+async def test_calls_give_their_connection_back_to_the_pool() -> None:
+    await db_run(_backend)()  # the pool is open
+    before = _borrowed()
+    await asyncio.gather(*(db_run(_backend)() for _ in range(8)))
+    assert _borrowed() == before
+
+
+async def test_independent_calls_run_at_once() -> None:
+    # With one thread for everything, the first call would wait for a second that never runs.
+    both = threading.Barrier(2, timeout=5)
+    await asyncio.gather(db_run(both.wait)(), db_run(both.wait)())
+
+
+@pooled
+async def test_many_calls_share_a_few_pooled_connections() -> None:
+    max_size = int(connection.pool.max_size)  # type: ignore[attr-defined]
+    backends = await asyncio.gather(*(db_run(_backend)() for _ in range(40)))
+    # Without the pool each call would open (and close) a connection of its own.
+    assert len(set(backends)) <= max_size < 40
+
+
+async def test_connections_are_bounded_while_calls_queue() -> None:
+    def sessions() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            )
+            return int(cursor.fetchone()[0])
+
+    before = await db_run(sessions)()
+    counts = await asyncio.gather(*(db_run(sessions)() for _ in range(30)))
+    assert max(counts) <= before + settings.RAG_DB_THREADS
+
+
+def test_a_call_keeps_to_its_callers_thread_unless_detached() -> None:
+    here = threading.current_thread()
+
+    async def where() -> tuple[threading.Thread, threading.Thread]:
+        attached = await db_call(threading.current_thread)()
+        with db_threads_detached():
+            detached = await db_call(threading.current_thread)()
+        return attached, detached
+
+    attached, detached = async_to_sync(where)()
+    assert attached is here  # a synchronous caller's thread, with its transaction
+    assert detached is not here and detached.name.startswith("db")
