@@ -112,6 +112,14 @@ def test_the_configured_llm_router_has_the_trained_one_behind_it(
     assert providers.router_timeout_s > settings.RAG_ROUTER_TIMEOUT_S
 
 
+def test_the_fusion_comes_from_settings(settings: LazySettings, embedder: CountingEmbedder) -> None:
+    settings.RAG_FUSION, settings.RAG_FUSION_DENSE_SHARE = "rrf", 0.3
+
+    config = _configured_providers.__wrapped__().retriever.config
+
+    assert (config.fusion, config.dense_share) == ("rrf", 0.3)
+
+
 def test_every_model_time_limit_comes_from_settings(
     settings: LazySettings, embedder: CountingEmbedder
 ) -> None:

@@ -86,6 +86,8 @@ def _configured_providers() -> Providers:
                 if settings.RAG_KEYWORD_SCORING == "ts_rank_cd"
                 else "bm25",
                 ef_search=settings.RAG_HNSW_EF_SEARCH,
+                fusion="rrf" if settings.RAG_FUSION == "rrf" else "zscore",
+                dense_share=settings.RAG_FUSION_DENSE_SHARE,
                 expansion_timeout_s=settings.RAG_EXPANSION_TIMEOUT_S,
             ),
             reranker=reranker_configured(),

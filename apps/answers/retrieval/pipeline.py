@@ -63,8 +63,9 @@ class RetrievalConfig:
     keyword_k: int = 100
     final_k: int = 20
     fusion: FusionMethod = "zscore"
-    # The dense leg's share of a z-score fusion; see docs/benchmarks.md for how it was chosen.
-    dense_share: float = 0.65
+    # The dense leg's share of a z-score fusion (RAG_FUSION_DENSE_SHARE in the product); see
+    # docs/benchmarks.md for how it was chosen.
+    dense_share: float = 0.6
     # rrf_k also spaces the merge of query variants (HyDE, hops, rewrites), whatever `fusion`.
     rrf_k: int = 20  # chosen on SciFact train (0.721 vs 0.717 at 60); see docs/benchmarks.md
     dense_weight: float = 1.0  # rrf fusion only

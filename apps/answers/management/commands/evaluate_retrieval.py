@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.answers.evaluation.retrieval import retrieval_evaluate
@@ -29,8 +30,8 @@ class Command(BaseCommand):
         parser.add_argument("--mode", choices=MODES, default="hybrid")
         parser.add_argument("--rerank", choices=["none", "remote"], default="none")
         parser.add_argument("--keyword-scoring", choices=KEYWORD_SCORINGS, default="bm25")
-        parser.add_argument("--fusion", choices=FUSION_METHODS, default=RetrievalConfig.fusion)
-        parser.add_argument("--dense-share", type=float, default=RetrievalConfig.dense_share)
+        parser.add_argument("--fusion", choices=FUSION_METHODS, default=settings.RAG_FUSION)
+        parser.add_argument("--dense-share", type=float, default=settings.RAG_FUSION_DENSE_SHARE)
         parser.add_argument("--rrf-k", type=int, default=20)
         parser.add_argument("--dense-weight", type=float, default=1.0)
         parser.add_argument("--keyword-weight", type=float, default=1.0)
