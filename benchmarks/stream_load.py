@@ -111,7 +111,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     )
     servers = [
         Server(
-            env={**env, "STREAM_QUERY_COUNT": str(work / f"{name}.count")}, log=work / f"{name}.log"
+            env={**env, "STREAM_QUERY_COUNT": str(work / f"{name}.count")},
+            log=work / f"{name}.log",
+            root=args.server_root,
         )
         for name in ("a", "b")
     ]

@@ -41,6 +41,9 @@ class Server:
     log: Path
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
+    # The checkout it serves: `python -m` puts the working directory first on the path, so
+    # another checkout's code is only what runs when the process starts in it.
+    root: Path = ROOT
 
     @property
     def http(self) -> str:
@@ -49,13 +52,13 @@ class Server:
     def start(self, timeout_s: float = 60) -> Server:
         command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port)]
         inherited = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-        path = os.pathsep.join([str(ROOT), *inherited])
+        path = os.pathsep.join([str(self.root), *inherited])
         env = {**os.environ, **self.env}
-        env["PYTHONPATH"] = os.pathsep.join([env.get("PYTHONPATH", str(ROOT)), path])
+        env["PYTHONPATH"] = os.pathsep.join([env.get("PYTHONPATH", str(self.root)), path])
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
                 [*command, "tests.stream_server:application"],
-                cwd=ROOT,
+                cwd=self.root,
                 env=env,
                 stdout=log,
                 stderr=subprocess.STDOUT,
