@@ -26,7 +26,7 @@ from apps.answers.evaluation.metrics import percentile
 from apps.answers.evaluation.signals import QuestionSignals, SupportWatch
 from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.context import context_build
-from apps.answers.retrieval.types import QueryRewrite, RetrievalRequest
+from apps.answers.retrieval.types import QueryRewrite, RetrievalRequest, RetrievedChunk
 from apps.answers.routing.types import HistoryMessage, Intent, Strategy
 from apps.answers.turn.compose_stream import ComposeOutcome, answer_confidence, compose_events
 from apps.answers.turn.recorder import MemoryRecorder
@@ -150,22 +150,26 @@ async def question_answer(
         outcome=outcome,
     ):
         pass
-    cited = tuple(dict.fromkeys(corpus_id_from_filename(c.source_file) for c in outcome.citations))
-    confidence = answer_confidence(outcome=outcome, chunks=result.chunks)
-    ranked = tuple(dict.fromkeys(corpus_id_from_filename(c.filename) for c in result.chunks))
-    error = f"{outcome.error.code}: {outcome.error}" if outcome.error else ""
     source = fallback.source if fallback and outcome.fallback_reason else composer.source
+    return _answered(outcome, result.chunks, support_source=source)
+
+
+def _answered(
+    outcome: ComposeOutcome, chunks: Sequence[RetrievedChunk], *, support_source: str
+) -> AnsweredQuestion:
+    cited = tuple(dict.fromkeys(corpus_id_from_filename(c.source_file) for c in outcome.citations))
+    ranked = tuple(dict.fromkeys(corpus_id_from_filename(c.filename) for c in chunks))
     return AnsweredQuestion(
         outcome.text,
         cited,
         outcome.refused,
-        confidence,
+        answer_confidence(outcome=outcome, chunks=chunks),
         ranked,
-        error,
+        f"{outcome.error.code}: {outcome.error}" if outcome.error else "",
         support=outcome.support,
-        support_source=source,
+        support_source=support_source,
         refusal_reason=outcome.refusal_reason,
-        features=retrieval_features(result.chunks),
+        features=retrieval_features(chunks),
     )
 
 
