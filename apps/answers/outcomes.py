@@ -41,7 +41,7 @@ class TurnFinished:
     confidence: float | None = None
     confidence_band: str = ""
     refused: bool = False
-    refusal_reason: str = ""  # why the composer refused, for the audit ("evidence 0.48 below 0.53")
+    refusal_reason: str = ""  # why the composer refused, for the audit ("evidence 0.45 below 0.49")
     followups: tuple[str, ...] = ()
     fallback_reason: str = ""
     dropped_citations: tuple[str, ...] = ()

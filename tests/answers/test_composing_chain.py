@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from apps.answers.composing import ComposeRequest, Refusal
+from apps.answers.composing import ComposeRequest, Refusal, SupportSignal
 from apps.answers.retrieval.types import Bridge
 from tests.answers.test_composing_extractive import cited, composer, run, text_of, window
 
@@ -40,6 +40,8 @@ async def test_the_answer_cites_the_first_hop_then_states_the_last() -> None:
     assert not any(isinstance(e, Refusal) for e in events)
     _, marks = cited(events)
     assert [m.alias for m in marks] == ["c1", "c2"]
+    # A complete chain's support says so: the refusal threshold does not hold it.
+    assert [e.source for e in events if isinstance(e, SupportSignal)] == ["chain-evidence"]
 
 
 async def test_a_missing_last_hop_is_named_instead_of_answered() -> None:
@@ -49,6 +51,8 @@ async def test_a_missing_last_hop_is_named_instead_of_answered() -> None:
     assert "Mountrail County [c1]" in text or "Mountrail County, North Dakota" in text
     assert "do not say what the question asks about it (Mountrail County seat located)" in text
     assert "Lake Sakakawea" not in text
+    signals = [e for e in events if isinstance(e, SupportSignal)]
+    assert [s.source for s in signals] == ["evidence-coverage"]  # held to the threshold
 
 
 async def test_without_bridges_the_question_is_answered_as_before() -> None:

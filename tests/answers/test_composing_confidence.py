@@ -12,7 +12,13 @@ from apps.answers.composing import (
     expected_calibration_error,
     retrieval_quality,
 )
-from apps.answers.composing.confidence import COSINE_MIDPOINT, KEYWORD_ONLY_QUALITY
+from apps.answers.composing.confidence import (
+    BLEND_INTERCEPT,
+    COSINE_MIDPOINT,
+    KEYWORD_ONLY_QUALITY,
+    RETRIEVAL_WEIGHT,
+    SUPPORT_WEIGHT,
+)
 from apps.answers.retrieval.types import Candidate, RetrievedChunk
 
 
@@ -47,18 +53,35 @@ def test_band_boundaries(value: float, band: str) -> None:
     assert confidence_band(value) == band
 
 
-def test_blend_weights_support_and_retrieval() -> None:
-    assert confidence_blend(support=1.0, retrieval=0.0) == pytest.approx(0.6)
-    assert confidence_blend(support=0.0, retrieval=1.0) == pytest.approx(0.4)
-    assert confidence_blend(support=0.5, retrieval=0.9, support_weight=0.0) == pytest.approx(0.9)
+def test_blend_rises_with_support_and_with_retrieval_quality() -> None:
+    grid = [i / 10 for i in range(11)]
+    by_support = [confidence_blend(support=s, retrieval=0.5) for s in grid]
+    by_quality = [confidence_blend(support=0.5, retrieval=q) for q in grid]
+    assert by_support == sorted(by_support) and by_support[0] < by_support[-1]
+    assert by_quality == sorted(by_quality) and by_quality[0] < by_quality[-1]
+    # Support carries more than retrieval: strong evidence from a middling retrieval is
+    # worth more than weak evidence from an excellent one.
+    assert confidence_blend(support=0.9, retrieval=0.5) > confidence_blend(
+        support=0.3, retrieval=0.95
+    )
+
+
+def test_blend_is_the_fitted_logistic() -> None:
+    logit = BLEND_INTERCEPT + SUPPORT_WEIGHT * 0.6 + RETRIEVAL_WEIGHT * math.log(0.8 / 0.2)
+    assert confidence_blend(support=0.6, retrieval=0.8) == pytest.approx(1 / (1 + math.exp(-logit)))
 
 
 def test_blend_stays_in_range_and_treats_nan_as_no_confidence() -> None:
-    assert confidence_blend(support=1.7, retrieval=1.2) == 1.0
-    assert confidence_blend(support=-1.0, retrieval=-0.5) == 0.0
-    assert confidence_blend(support=math.nan, retrieval=1.0) == pytest.approx(0.4)
-    with pytest.raises(ValueError, match="support_weight"):
-        confidence_blend(support=0.5, retrieval=0.5, support_weight=1.5)
+    top = confidence_blend(support=1.0, retrieval=1.0)
+    assert confidence_blend(support=1.7, retrieval=1.2) == top < 1.0
+    bottom = confidence_blend(support=0.0, retrieval=0.0)
+    assert confidence_blend(support=-1.0, retrieval=-0.5) == bottom > 0.0
+    assert confidence_blend(support=math.nan, retrieval=0.9) == confidence_blend(
+        support=0.0, retrieval=0.9
+    )
+    assert confidence_blend(support=0.5, retrieval=math.nan) == confidence_blend(
+        support=0.5, retrieval=0.0
+    )
 
 
 def test_retrieval_quality_follows_the_top_cosine_and_leg_agreement() -> None:
@@ -68,8 +91,8 @@ def test_retrieval_quality_follows_the_top_cosine_and_leg_agreement() -> None:
         return retrieval_quality([retrieved(candidate)])
 
     assert quality(COSINE_MIDPOINT, agreed=False) == pytest.approx(0.5)
-    assert quality(0.80, agreed=False) < 0.05
-    assert quality(0.95, agreed=False) > 0.85
+    assert quality(0.78, agreed=False) < 0.15
+    assert quality(0.97, agreed=False) > 0.85
     assert quality(0.88, agreed=True) > quality(0.88, agreed=False)
     values = [quality(c / 100, agreed=True) for c in range(70, 100)]
     assert values == sorted(values)

@@ -107,10 +107,12 @@ def test_evaluate_answers_scores_citations_and_refusals(
 ) -> None:
     # The scripted composer always cites c1 (the best chunk) and never refuses.
     fake = providers_fake(embedder, composer=ScriptedComposer(pieces=("It says so [c1].",)))
-    target = tmp_path / "answers.json"
+    target, signals_file = tmp_path / "answers.json", tmp_path / "signals.jsonl"
     with providers_override(fake):
         call_command(
-            "evaluate_answers", "--dataset", str(dataset), "--json", str(target), stdout=StringIO()
+            "evaluate_answers",
+            *("--dataset", str(dataset), "--json", str(target), "--signals", str(signals_file)),
+            stdout=StringIO(),
         )
     result = json.loads(target.read_text())
     assert result["answerable"] == 2 and result["unanswerable"] == 1
@@ -118,6 +120,22 @@ def test_evaluate_answers_scores_citations_and_refusals(
     assert result["refusal_rate_unanswerable"] == 0.0 and result["false_refusal_rate"] == 0.0
     assert result["gold_answer_contained"] == 0.0  # "It says so." holds no gold string
     assert 0.0 <= result["confidence_ece"] <= 1.0
+    # Every question's signals: the composer said its support is 0.8.
+    signals = _signals(signals_file)
+    assert set(signals) == {"q1", "q2", "q3"}
+    assert signals["q1"]["answerable"] is True and signals["q1"]["right"] is True
+    assert signals["q3"]["answerable"] is False and signals["q3"]["right"] is False
+    assert all(line["refused"] is False and line["set"] == "tiny" for line in signals.values())
+    assert {line["support"] for line in signals.values()} == {0.8}
+    assert {line["support_source"] for line in signals.values()} == {"test"}
+    # The features the retrieval quality reads: the hashed test embedder gives cosines.
+    assert all(isinstance(line["cosine"], float) for line in signals.values())
+    assert 0.0 < float(signals["q1"]["confidence"]) < 1.0  # type: ignore[arg-type]
+
+
+def _signals(path: Path) -> dict[str, dict[str, object]]:
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return {str(line["query_id"]): line for line in lines}
 
 
 def test_evaluate_answers_reports_the_highest_refusal_confidence(
@@ -134,6 +152,63 @@ def test_evaluate_answers_reports_the_highest_refusal_confidence(
     result = json.loads(target.read_text())
     assert result["refusal_rate_unanswerable"] == 1.0 and result["false_refusal_rate"] == 1.0
     assert 0.0 < result["refusal_confidence_max"] < 0.4  # however sure the composer claims to be
+
+
+def test_min_evidence_zero_keeps_every_answer_the_default_would_refuse(
+    dataset: Path, tmp_path: Path, embedder: CountingEmbedder
+) -> None:
+    from apps.answers.composing.extractive import ExtractiveComposer
+
+    strict = ExtractiveComposer(embedder, min_evidence=1.0)  # refuses everything
+    extractive = dataclasses.replace(providers_fake(embedder), composer=strict)
+    runs = {}
+    for name, extra in (("default", ()), ("zero", ("--min-evidence", "0"))):
+        target = tmp_path / f"{name}.jsonl"
+        with providers_override(extractive):
+            call_command(
+                "evaluate_answers",
+                *("--dataset", str(dataset), "--signals", str(target), *extra),
+                stdout=StringIO(),
+            )
+        runs[name] = _signals(target)
+    assert all(line["refused"] for line in runs["default"].values())
+    assert not any(line["refused"] for line in runs["zero"].values())
+    assert runs["zero"]["q1"]["right"] is True
+    assert {line["support_source"] for line in runs["zero"].values()} == {"evidence-coverage"}
+    # The threshold changes what is refused, not the evidence measured.
+    assert [line["support"] for line in runs["zero"].values()] == [
+        line["support"] for line in runs["default"].values()
+    ]
+
+
+@pytest.mark.parametrize("value", ["1.5", "-0.1"])
+def test_a_min_evidence_outside_zero_to_one_is_refused(
+    dataset: Path, embedder: CountingEmbedder, value: str
+) -> None:
+    from django.core.management import CommandError
+
+    from apps.answers.composing.extractive import ExtractiveComposer
+
+    extractive = providers_fake(embedder)
+    extractive = dataclasses.replace(extractive, composer=ExtractiveComposer(embedder))
+    with providers_override(extractive), pytest.raises(CommandError, match="min_evidence"):
+        call_command(
+            "evaluate_answers",
+            "--dataset",
+            str(dataset),
+            "--min-evidence",
+            value,
+            stdout=StringIO(),
+        )
+
+
+def test_min_evidence_needs_the_offline_composer(dataset: Path, embedder: CountingEmbedder) -> None:
+    from django.core.management import CommandError
+
+    with providers_override(providers_fake(embedder)), pytest.raises(CommandError, match="offline"):
+        call_command(
+            "evaluate_answers", "--dataset", str(dataset), "--min-evidence", "0", stdout=StringIO()
+        )
 
 
 @pytest.mark.parametrize("command", ["evaluate_retrieval", "evaluate_answers"])

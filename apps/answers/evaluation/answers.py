@@ -14,14 +14,19 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 
-from apps.answers.composing.confidence import expected_calibration_error
+from apps.answers.composing.confidence import (
+    RetrievalFeatures,
+    expected_calibration_error,
+    retrieval_features,
+)
 from apps.answers.composing.types import ComposeRequest
 from apps.answers.evaluation.answer_metrics import contains_answer, exact_match, token_f1
 from apps.answers.evaluation.beir import BeirQuery, corpus_id_from_filename
 from apps.answers.evaluation.metrics import percentile
+from apps.answers.evaluation.signals import QuestionSignals, SupportWatch
 from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.context import context_build
-from apps.answers.retrieval.types import QueryRewrite, RetrievalRequest
+from apps.answers.retrieval.types import QueryRewrite, RetrievalRequest, RetrievedChunk
 from apps.answers.routing.types import HistoryMessage, Intent, Strategy
 from apps.answers.turn.compose_stream import ComposeOutcome, answer_confidence, compose_events
 from apps.answers.turn.recorder import MemoryRecorder
@@ -49,6 +54,7 @@ class AnswerScores:
     # Questions the composer failed on (query id, what went wrong): listed, left out of
     # every figure above, and the run goes on.
     errors: list[dict[str, str]] = field(default_factory=list)
+    signals: list[QuestionSignals] = field(default_factory=list)  # one per scored question
 
     def summary(self, **extra: Any) -> dict[str, Any]:
         def share(values: Sequence[bool]) -> float:
@@ -89,6 +95,10 @@ class AnsweredQuestion:
     confidence: float  # blended exactly as a turn blends it
     ranked_documents: tuple[str, ...] = ()  # retrieval's order, a document at its best chunk
     error: str = ""  # the composer's failure (after text, or with no fallback to take over)
+    support: float | None = None  # the composer's own, before the blend
+    support_source: str = ""
+    refusal_reason: str = ""
+    features: RetrievalFeatures | None = None  # what the retrieval quality was computed from
 
 
 def answer_one(
@@ -130,19 +140,37 @@ async def question_answer(
         bridges=result.bridges,
     )
     outcome = ComposeOutcome()
+    composer = SupportWatch(providers.composer)
+    fallback = SupportWatch(providers.fallback_composer) if providers.fallback_composer else None
     async for _ in compose_events(
-        composer=providers.composer,
-        fallback=providers.fallback_composer,
+        composer=composer,
+        fallback=fallback,
         request=request,
         recorder=MemoryRecorder(),
         outcome=outcome,
     ):
         pass
+    source = fallback.source if fallback and outcome.fallback_reason else composer.source
+    return _answered(outcome, result.chunks, support_source=source)
+
+
+def _answered(
+    outcome: ComposeOutcome, chunks: Sequence[RetrievedChunk], *, support_source: str
+) -> AnsweredQuestion:
     cited = tuple(dict.fromkeys(corpus_id_from_filename(c.source_file) for c in outcome.citations))
-    confidence = answer_confidence(outcome=outcome, chunks=result.chunks)
-    ranked = tuple(dict.fromkeys(corpus_id_from_filename(c.filename) for c in result.chunks))
-    error = f"{outcome.error.code}: {outcome.error}" if outcome.error else ""
-    return AnsweredQuestion(outcome.text, cited, outcome.refused, confidence, ranked, error)
+    ranked = tuple(dict.fromkeys(corpus_id_from_filename(c.filename) for c in chunks))
+    return AnsweredQuestion(
+        outcome.text,
+        cited,
+        outcome.refused,
+        answer_confidence(outcome=outcome, chunks=chunks),
+        ranked,
+        f"{outcome.error.code}: {outcome.error}" if outcome.error else "",
+        support=outcome.support,
+        support_source=support_source,
+        refusal_reason=outcome.refusal_reason,
+        features=retrieval_features(chunks),
+    )
 
 
 def answers_evaluate(
@@ -153,6 +181,7 @@ def answers_evaluate(
     budget: int,
     strategy: str = Strategy.SIMPLE,
     progress: Callable[[int], None] | None = None,
+    dataset: str = "",
 ) -> AnswerScores:
     scores = AnswerScores()
     for done, query in enumerate(queries, start=1):
@@ -174,14 +203,18 @@ def answers_evaluate(
             scores.errors.append({"query_id": query.query_id, "error": error[:500]})
         else:
             scores.latency_ms.append((time.perf_counter() - start) * 1000)
-            _score(scores, query, answered)
+            right = _score(scores, query, answered)
+            scores.signals.append(_signals(dataset, query, answered, right=right))
         if progress:
             progress(done)
     return scores
 
 
-def _score(scores: AnswerScores, query: BeirQuery, answered: AnsweredQuestion) -> None:
+def _score(scores: AnswerScores, query: BeirQuery, answered: AnsweredQuestion) -> bool:
+    """Adds the question to the figures; True when it is answerable and a gold passage is cited
+    (whether or not the answer is a refusal)."""
     impossible = bool(query.extra.get("is_impossible"))
+    right = not impossible and any(d in query.relevant for d in answered.cited_documents)
     if impossible:
         scores.refused_unanswerable.append(answered.refused)
     else:
@@ -189,8 +222,8 @@ def _score(scores: AnswerScores, query: BeirQuery, answered: AnsweredQuestion) -
     if answered.refused:
         scores.refusal_confidences.append(answered.confidence)
     else:
-        right = not impossible and any(d in query.relevant for d in answered.cited_documents)
         scores.confidence_pairs.append((answered.confidence, right))
+    return right
 
 
 def _score_answerable(scores: AnswerScores, query: BeirQuery, answered: AnsweredQuestion) -> None:
@@ -205,3 +238,23 @@ def _score_answerable(scores: AnswerScores, query: BeirQuery, answered: Answered
     scores.f1.append(token_f1(text, golds))
     scores.cited_total += len(answered.cited_documents)
     scores.cited_relevant += sum(doc in query.relevant for doc in answered.cited_documents)
+
+
+def _signals(
+    dataset: str, query: BeirQuery, answered: AnsweredQuestion, *, right: bool
+) -> QuestionSignals:
+    features = answered.features
+    return QuestionSignals(
+        set=dataset,
+        query_id=query.query_id,
+        group=str(query.extra.get("context_id") or ""),
+        answerable=not query.extra.get("is_impossible"),
+        refused=answered.refused,
+        refusal_reason=answered.refusal_reason,
+        right=right,
+        support=answered.support,
+        support_source=answered.support_source,
+        cosine=features.cosine if features else None,
+        agreed=features.agreed if features else False,
+        confidence=answered.confidence,
+    )

@@ -1,15 +1,18 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from apps.answers.composing.extractive import ExtractiveComposer
 from apps.answers.evaluation.answers import answers_evaluate
+from apps.answers.evaluation.signals import signals_write
 from apps.answers.management.commands._evaluation_dataset import evaluation_dataset_open
-from apps.answers.providers.registry import providers_default
+from apps.answers.providers.registry import Providers, providers_default
 from apps.answers.routing.types import Strategy
 from apps.corpus.search import SearchFilters
 
@@ -29,25 +32,44 @@ class Command(BaseCommand):
             default=Strategy.SIMPLE,
             help="retrieval strategy for every question (complex: multi-hop)",
         )
+        parser.add_argument(
+            "--signals",
+            type=Path,
+            default=None,
+            help="write every question's signals to this JSON-lines file "
+            "(for benchmarks/calibration_fit.py)",
+        )
+        parser.add_argument(
+            "--min-evidence",
+            type=float,
+            default=None,
+            help="the offline composer's refusal threshold instead of its default "
+            "(0 with --signals: every answer is kept, any threshold can be replayed)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         dataset: Path = options["dataset"]
+        providers = _with_threshold(providers_default(), options["min_evidence"])
         collection, queries = evaluation_dataset_open(
             self, dataset=dataset, split=options["split"], workers=options["workers"]
         )
         # Unanswerable questions have no qrels; they count when the set marks them.
         queries = [q for q in queries if q.relevant or q.extra.get("is_impossible")]
         queries = queries[: options["limit"]]
-        providers = providers_default()
         scores = answers_evaluate(
             queries=queries,
             providers=providers,
             filters=SearchFilters(collection_ids=(collection.pk,)),
             budget=settings.RAG_CONTEXT_BUDGET_TOKENS,
             strategy=options["strategy"],
+            dataset=dataset.name,
         )
         summary = scores.summary(
-            dataset=dataset.name, composer=providers.composer.name, strategy=options["strategy"]
+            dataset=dataset.name,
+            composer=providers.composer.name,
+            strategy=options["strategy"],
+            split=options["split"],
+            min_evidence=options["min_evidence"],
         )
         self.stdout.write(json.dumps(summary, indent=2))
         if scores.errors:
@@ -57,3 +79,19 @@ class Command(BaseCommand):
             )
         if options["json"]:
             options["json"].write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        if options["signals"]:
+            signals_write(options["signals"], scores.signals)
+
+
+def _with_threshold(providers: Providers, min_evidence: float | None) -> Providers:
+    if min_evidence is None:
+        return providers
+    if not isinstance(providers.composer, ExtractiveComposer):
+        raise CommandError(
+            "--min-evidence sets the offline composer's threshold: unset the chat model"
+        )
+    try:
+        composer = ExtractiveComposer(providers.embedder, min_evidence=min_evidence)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc
+    return dataclasses.replace(providers, composer=composer)

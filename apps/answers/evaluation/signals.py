@@ -1,0 +1,56 @@
+"""Every question's signals, for fitting the confidence blend and the refusal threshold.
+
+`evaluate_answers --signals FILE.jsonl` writes one line per question. With
+`--min-evidence 0` nothing is refused for low evidence, so each line also says whether the
+answer would have cited a gold passage; benchmarks/calibration_fit.py then replays any
+threshold exactly: a question is refused at threshold t when it was refused anyway (another
+rule) or when its support is below t, unless the support came from a complete multi-hop chain,
+which the threshold does not hold.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from apps.answers.composing.types import Composer, ComposeRequest, ComposerEvent, SupportSignal
+
+
+@dataclass(frozen=True)
+class QuestionSignals:
+    set: str  # the dataset's folder name
+    query_id: str
+    group: str  # the passage the question was written about, where the set says (PersianQA)
+    answerable: bool
+    refused: bool
+    refusal_reason: str
+    right: bool  # an answerable question whose answer cites a gold passage
+    support: float | None  # the composer's own estimate; None when it sent none
+    support_source: str
+    cosine: float | None  # retrieval features, as confidence.retrieval_features reads them
+    agreed: bool
+    confidence: float  # the blend shipped when the line was written
+
+
+def signals_write(path: Path, signals: Iterable[QuestionSignals]) -> None:
+    with path.open("w", encoding="utf-8") as handle:
+        for line in signals:
+            handle.write(json.dumps(asdict(line), ensure_ascii=False) + "\n")
+
+
+class SupportWatch:
+    """A composer passed through unchanged, remembering how its support was obtained (the
+    turn's outcome keeps the value only)."""
+
+    def __init__(self, composer: Composer) -> None:
+        self.name = composer.name
+        self.source = ""
+        self._composer = composer
+
+    async def compose(self, request: ComposeRequest) -> AsyncIterator[ComposerEvent]:
+        async for event in self._composer.compose(request):
+            if isinstance(event, SupportSignal):
+                self.source = event.source
+            yield event
