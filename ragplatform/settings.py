@@ -394,8 +394,7 @@ RAG_RERANK_TIMEOUT_S = env_float("RAG_RERANK_TIMEOUT_S", 5.0, low=0.1, high=120.
 # ~200 from several hundred thousand chunks up (benchmarks/vector_scale.py, docs/benchmarks.md).
 RAG_HNSW_EF_SEARCH = env_int("RAG_HNSW_EF_SEARCH", 100, minimum=10)
 RAG_KEYWORD_SCORING = env_choice("RAG_KEYWORD_SCORING", "bm25", ("bm25", "ts_rank_cd"))
-# How the dense and keyword legs are fused; the share was fitted on two training sets where
-# different legs lead (see docs/benchmarks.md, "Fusion by standardised scores").
+# The fusion of the dense and keyword legs (share fitted: docs/benchmarks.md, "Fusion by ...").
 RAG_FUSION = env_choice("RAG_FUSION", "zscore", ("zscore", "rrf"))
 RAG_FUSION_DENSE_SHARE = env_float("RAG_FUSION_DENSE_SHARE", 0.6, low=0.0, high=1.0)
 RAG_CATEGORY_THRESHOLD = env_float("RAG_CATEGORY_THRESHOLD", 0.82, low=0.0, high=1.0)
