@@ -39,6 +39,9 @@ def embedding_spaces(databases: Any = None, **kwargs: Any) -> list[CheckMessage]
 
     if not databases:
         return []
+    # `manage.py migrate` runs this check before it creates the tables on a new database.
+    if Chunk._meta.db_table not in connections["default"].introspection.table_names():
+        return []
     configured = configured_model_id()
     others = (
         Chunk.objects.exclude(embedding_model=configured)

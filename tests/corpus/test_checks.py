@@ -1,8 +1,9 @@
-"""The pgvector system check, run against the real server (which has the extension)."""
+"""The system checks that read the database, run against the real server (which has pgvector)."""
 
 from __future__ import annotations
 
 import pytest
+from django.db import connection
 
 from apps.corpus import checks
 
@@ -28,3 +29,13 @@ def test_a_server_without_the_extension_gets_a_clear_error(
 
 def test_no_database_asked_for_means_no_query() -> None:
     assert checks.pgvector_available(databases=None) == []
+
+
+@pytest.mark.django_db
+def test_the_embedding_check_waits_for_migrate_on_a_new_database() -> None:
+    # `manage.py migrate` runs the database checks before it creates any table; the table is
+    # moved aside inside the test's transaction, which the end of the test rolls back.
+    with connection.cursor() as cursor:
+        cursor.execute("ALTER TABLE corpus_chunk RENAME TO corpus_chunk_aside")
+
+    assert checks.embedding_spaces(databases=["default"]) == []
