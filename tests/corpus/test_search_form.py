@@ -27,6 +27,23 @@ def test_non_joiner_space_and_nothing_give_the_same_search_words(
     assert len({search_form(v) for v in variants}) == 1
 
 
+@pytest.mark.parametrize(
+    "variants",
+    [
+        ("مسئله", "مسیله"),  # yeh with hamza, or bare
+        ("رئیس", "رییس"),
+        ("مسأله", "مساله"),  # alef with hamza above, or bare
+        ("مؤسسه", "موسسه"),  # waw with hamza, or bare
+        ("خانۀ", "خانه"),  # heh with yeh above, or bare
+        ("إسلام", "اسلام"),  # alef with hamza below, or bare
+    ],
+)
+def test_a_hamza_written_or_left_out_gives_the_same_search_words(
+    variants: tuple[str, ...],
+) -> None:
+    assert len({search_form(v) for v in variants}) == 1
+
+
 @pytest.mark.parametrize("word", ["تنها", "میز", "دختر", "ماه"])
 def test_short_stems_stay_whole(word: str) -> None:
     assert search_form(word) == word

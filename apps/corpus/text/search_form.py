@@ -18,12 +18,24 @@ from apps.corpus.text.normalise import ZWNJ
 _PREFIXES = ("نمی", "می")
 _SUFFIXES = ("هایی", "های", "ترین", "ها", "تر")
 _MIN_STEM = 3  # letters left after detaching; shorter stems are words of their own ("تنها")
+# Letters carrying a hamza (or a yeh above) that writers also leave bare: "مسئله" / "مساله",
+# "رئیس" / "رییس", "خانۀ" / "خانه". Search reads them bare; the shown text keeps them.
+_HAMZA_BARE = str.maketrans(
+    {
+        "\u0623": "\u0627",  # ALEF WITH HAMZA ABOVE -> ALEF
+        "\u0625": "\u0627",  # ALEF WITH HAMZA BELOW -> ALEF
+        "\u0671": "\u0627",  # ALEF WASLA -> ALEF
+        "\u0624": "\u0648",  # WAW WITH HAMZA ABOVE -> WAW
+        "\u0626": "\u06cc",  # YEH WITH HAMZA ABOVE -> FARSI YEH
+        "\u06c0": "\u0647",  # HEH WITH YEH ABOVE -> HEH
+    }
+)
 _PERSIAN_WORD = re.compile("[\u0600-\u06ff\u0750-\u077f\ufb50-\ufdff\ufe70-\ufeff]+")
 
 
 def search_form(text: str) -> str:
     """`text` with non-joiners read as spaces and Persian affixes detached."""
-    return _PERSIAN_WORD.sub(_detached, text.replace(ZWNJ, " "))
+    return _PERSIAN_WORD.sub(_detached, text.replace(ZWNJ, " ").translate(_HAMZA_BARE))
 
 
 def _detached(match: re.Match[str]) -> str:
