@@ -99,7 +99,11 @@ def connect() -> psycopg.Connection[Any]:
 
     from ragplatform.embedded_postgres.server import embedded_server_ensure
 
-    server = embedded_server_ensure(pgdata=settings.DATA_DIR / "pg", database=DATABASE)
+    server = embedded_server_ensure(
+        pgdata=settings.DATA_DIR / "pg",
+        database=DATABASE,
+        max_connections=int(str(settings.DATABASES["default"]["EMBEDDED_MAX_CONNECTIONS"])),
+    )
     conn = psycopg.connect(
         host=server.socket_dir, user=server.user, dbname=DATABASE, autocommit=True
     )

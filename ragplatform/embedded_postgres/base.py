@@ -21,7 +21,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
             # Always the main database, never NAME: the test runner creates test_<name> itself
             # and would refuse a database that already exists.
             database=self.settings_dict["EMBEDDED_DATABASE"],
-            max_connections=self.settings_dict.get("EMBEDDED_MAX_CONNECTIONS", 200),
+            max_connections=self.settings_dict["EMBEDDED_MAX_CONNECTIONS"],
         )
         params["host"] = server.socket_dir
         params["user"] = server.user

@@ -17,7 +17,7 @@ class DatabaseClient(client.DatabaseClient):
         server = embedded_server_ensure(
             pgdata=Path(settings_dict["EMBEDDED_PGDATA"]),
             database=settings_dict["EMBEDDED_DATABASE"],
-            max_connections=settings_dict.get("EMBEDDED_MAX_CONNECTIONS", 200),
+            max_connections=settings_dict["EMBEDDED_MAX_CONNECTIONS"],
         )
         settings_dict.update(HOST=server.socket_dir, USER=server.user)
         super().runshell(parameters)

@@ -27,9 +27,7 @@ class EmbeddedServer:
     pgdata: Path
 
 
-def embedded_server_ensure(
-    *, pgdata: Path, database: str, max_connections: int = 200
-) -> EmbeddedServer:
+def embedded_server_ensure(*, pgdata: Path, database: str, max_connections: int) -> EmbeddedServer:
     """Start the server under `pgdata` once per process and create `database` if missing.
 
     `max_connections` is written to the server's configuration before it starts; a server

@@ -35,7 +35,8 @@ def test_the_limit_is_written_to_a_file_postgresql_conf_includes_once(tmp_path: 
 def test_a_server_running_with_another_limit_is_reported(caplog: pytest.LogCaptureFixture) -> None:
     pgdata = Path(str(settings.DATABASES["default"]["EMBEDDED_PGDATA"]))
     name = str(settings.DATABASES["default"]["EMBEDDED_DATABASE"])
-    server = embedded_server_ensure(pgdata=pgdata, database=name)
+    limit = int(str(settings.DATABASES["default"]["EMBEDDED_MAX_CONNECTIONS"]))
+    server = embedded_server_ensure(pgdata=pgdata, database=name, max_connections=limit)
     with connection.cursor() as cursor:
         cursor.execute("SHOW max_connections")
         running = int(cursor.fetchone()[0])
