@@ -23,7 +23,7 @@ from apps.answers.composing.types import ComposeRequest
 from apps.answers.evaluation.answer_metrics import contains_answer, exact_match, token_f1
 from apps.answers.evaluation.beir import BeirQuery, corpus_id_from_filename
 from apps.answers.evaluation.metrics import percentile
-from apps.answers.evaluation.signals import QuestionSignals, SupportWatch
+from apps.answers.evaluation.signals import QuestionSignals
 from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.context import context_build
 from apps.answers.retrieval.types import QueryRewrite, RetrievalRequest, RetrievedChunk
@@ -140,23 +140,18 @@ async def question_answer(
         bridges=result.bridges,
     )
     outcome = ComposeOutcome()
-    composer = SupportWatch(providers.composer)
-    fallback = SupportWatch(providers.fallback_composer) if providers.fallback_composer else None
     async for _ in compose_events(
-        composer=composer,
-        fallback=fallback,
+        composer=providers.composer,
+        fallback=providers.fallback_composer,
         request=request,
         recorder=MemoryRecorder(),
         outcome=outcome,
     ):
         pass
-    source = fallback.source if fallback and outcome.fallback_reason else composer.source
-    return _answered(outcome, result.chunks, support_source=source)
+    return _answered(outcome, result.chunks)
 
 
-def _answered(
-    outcome: ComposeOutcome, chunks: Sequence[RetrievedChunk], *, support_source: str
-) -> AnsweredQuestion:
+def _answered(outcome: ComposeOutcome, chunks: Sequence[RetrievedChunk]) -> AnsweredQuestion:
     cited = tuple(dict.fromkeys(corpus_id_from_filename(c.source_file) for c in outcome.citations))
     ranked = tuple(dict.fromkeys(corpus_id_from_filename(c.filename) for c in chunks))
     return AnsweredQuestion(
@@ -167,7 +162,7 @@ def _answered(
         ranked,
         f"{outcome.error.code}: {outcome.error}" if outcome.error else "",
         support=outcome.support,
-        support_source=support_source,
+        support_source=outcome.support_source,
         refusal_reason=outcome.refusal_reason,
         features=retrieval_features(chunks),
     )

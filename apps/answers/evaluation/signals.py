@@ -11,11 +11,9 @@ which the threshold does not hold.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-
-from apps.answers.composing.types import Composer, ComposeRequest, ComposerEvent, SupportSignal
 
 
 @dataclass(frozen=True)
@@ -38,19 +36,3 @@ def signals_write(path: Path, signals: Iterable[QuestionSignals]) -> None:
     with path.open("w", encoding="utf-8") as handle:
         for line in signals:
             handle.write(json.dumps(asdict(line), ensure_ascii=False) + "\n")
-
-
-class SupportWatch:
-    """A composer passed through unchanged, remembering how its support was obtained (the
-    turn's outcome keeps the value only)."""
-
-    def __init__(self, composer: Composer) -> None:
-        self.name = composer.name
-        self.source = ""
-        self._composer = composer
-
-    async def compose(self, request: ComposeRequest) -> AsyncIterator[ComposerEvent]:
-        async for event in self._composer.compose(request):
-            if isinstance(event, SupportSignal):
-                self.source = event.source
-            yield event

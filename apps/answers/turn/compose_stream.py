@@ -34,6 +34,7 @@ logger = logging.getLogger(__name__)
 class ComposeOutcome:
     composer: str = ""
     support: float | None = None
+    support_source: str = ""  # how the composer obtained it (SupportSignal.source)
     refused: bool = False
     refusal_reason: str = ""
     text: str = ""
@@ -120,6 +121,7 @@ class _Sink:
                         yield envelope
             elif isinstance(event, SupportSignal):
                 self.outcome.support = event.value
+                self.outcome.support_source = event.source
             elif isinstance(event, Refusal):
                 self.outcome.refused = True
                 self.outcome.refusal_reason = event.reason
