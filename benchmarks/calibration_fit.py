@@ -35,7 +35,6 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 THRESHOLDS = tuple(round(0.30 + 0.01 * i, 2) for i in range(41))  # 0.30 ... 0.70
-CHAIN_SOURCE = "chain-evidence"  # extractive.CHAIN_SUPPORT_SOURCE
 HELD_OUT = "held-out half"
 # logit(0) and logit(1) are infinite; confidence.py clamps retrieval quality the same way.
 EPSILON = 1e-4
@@ -68,6 +67,8 @@ Sets = Mapping[str, Sequence[Row]]
 
 
 def rows_read(path: Path) -> list[Row]:
+    from apps.answers.composing.extractive import CHAIN_SUPPORT_SOURCE
+
     rows = []
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
@@ -78,7 +79,7 @@ def rows_read(path: Path) -> list[Row]:
                     refused=bool(data["refused"]),
                     right=bool(data["right"]),
                     support=float(data["support"] or 0.0),
-                    chain=data["support_source"] == CHAIN_SOURCE,
+                    chain=data["support_source"] == CHAIN_SUPPORT_SOURCE,
                     cosine=data["cosine"],
                     agreed=bool(data["agreed"]),
                     group=str(data.get("group") or ""),
