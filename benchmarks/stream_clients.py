@@ -24,6 +24,7 @@ class ClientRun:
     drop_after: int = 2
     turn: int | None = None
     sent_at: float = 0.0
+    accepted_at: float | None = None  # the turn exists: WebSocket `accepted`, SSE headers
     first_at: float | None = None
     ended_at: float | None = None
     received: list[dict[str, Any]] = field(default_factory=list)
@@ -91,7 +92,7 @@ async def _ws_ask(run: ClientRun, timeout_s: float) -> bool:
         while True:
             envelope = await socket_next(ws, timeout_s)
             if envelope["type"] == "accepted":
-                run.turn = envelope["turn"]
+                run.turn, run.accepted_at = envelope["turn"], time.monotonic()
             elif envelope.get("turn") is None:
                 raise RuntimeError(envelope["data"]["message"])
             if run.take(envelope):
@@ -115,7 +116,7 @@ async def _sse_ask(run: ClientRun, timeout_s: float) -> bool:
     ):
         if response.status_code != 200:
             raise RuntimeError(f"HTTP {response.status_code}: {(await response.aread())[:200]!r}")
-        run.turn = int(response.headers["X-Turn-Id"])
+        run.turn, run.accepted_at = int(response.headers["X-Turn-Id"]), time.monotonic()
         async for envelope in sse_envelopes(response):
             if run.take(envelope):
                 return True

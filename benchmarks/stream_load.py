@@ -6,13 +6,18 @@ database, and drives N concurrent clients, half WebSocket and half SSE, alternat
 the processes; every tenth is dropped mid-answer and resumes on the other process. Then a
 second, smaller wave asks on one process and follows from the other, and the first is killed
 with SIGKILL mid-answer: every follower must get a terminal event. `first_event_ms_alone` is
-one question with nothing else running: the pipeline's own time to its first event.
+one question with nothing else running: the pipeline's own time to its first event;
+`accepted_ms_*` the time until the client knows its turn exists (the WebSocket's `accepted`,
+the SSE response's headers), before its first event. `--ramp S` sends the N questions evenly
+over S seconds instead of all at once: the same N answers in flight (when S is at most the
+answer's length) arriving as a stream of users would, not in one instant.
 `server_cpu_s` is the CPU both server processes used during the load (from /proc),
+`database_cpu_s` that of the PostgreSQL backends serving them, `client_cpu_s` this process's,
 `db_sessions_peak` / `db_sessions_after` the connections to the database during and after it
 (from pg_stat_activity: bounded by the servers' pools, none left behind), and
 `load_average_before` the machine's load average as the load starts (its other work).
 
-    python benchmarks/stream_load.py --clients 200 [--json FILE]
+    python benchmarks/stream_load.py --clients 200 [--ramp SECONDS] [--json FILE]
 
 `--server-root DIR` runs the servers from another checkout (with this `tests/stream_server.py`
 copied in), to measure an older version the same way.
@@ -28,12 +33,13 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 REPO = Path(__file__).resolve().parent.parent
 DATABASE = "ragplatform_stream_load"
+T = TypeVar("T")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -44,6 +50,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--delay", type=float, default=0.25, help="seconds before each piece")
     parser.add_argument("--lease", type=float, default=10.0, help="RAG_TURN_LEASE_S")
     parser.add_argument("--follow-check", type=float, default=5.0, help="RAG_TURN_FOLLOW_CHECK_S")
+    parser.add_argument(
+        "--ramp",
+        type=float,
+        default=0.0,
+        help="seconds over which the N questions are sent, evenly (0: all at once)",
+    )
     parser.add_argument("--server-root", type=Path, default=REPO)
     args = parser.parse_args(argv)
     sys.path.insert(0, str(REPO))
@@ -121,7 +133,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     try:
         timeout = args.pieces * args.delay + 60
         reference = await client_run(ClientRun("ws", servers[0], None, cookies[-1]), timeout)
-        load = await _load(args.clients, servers, cookies, timeout)
+        load = await _load(args.clients, servers, cookies, timeout, ramp_s=args.ramp)
         # A wave small enough that all of it follows from the survivor well before its end.
         killed = await _kill_wave(min(max(args.clients // 10, 5), 20), servers, cookies, timeout)
     finally:
@@ -131,7 +143,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def _load(
-    clients: int, servers: list[Any], cookies: list[str], timeout: float
+    clients: int, servers: list[Any], cookies: list[str], timeout: float, *, ramp_s: float
 ) -> dict[str, Any]:
     from benchmarks.stream_clients import ClientRun, client_run
 
@@ -143,14 +155,23 @@ async def _load(
             ClientRun("ws" if i % 4 < 2 else "sse", ask_on, other if dropped else None, cookies[i])
         )
     before, cpu_before, own_before = _queries(servers), _cpu_s(servers), time.process_time()
+    database_before = _database_cpu()
     load_before = os.getloadavg()[0]  # the machine's other work, before ours starts
     sessions: list[int] = []
     sampler = asyncio.create_task(_sessions_sample(sessions))
     started = time.monotonic()
-    done = await asyncio.gather(*(client_run(r, timeout) for r in runs))
+    done = await asyncio.gather(
+        *(_after(i * ramp_s / clients, client_run(r, timeout)) for i, r in enumerate(runs))
+    )
     elapsed = time.monotonic() - started
     sampler.cancel()
-    cpu = {"servers": _cpu_s(servers) - cpu_before, "clients": time.process_time() - own_before}
+    cpu = {
+        "servers": _cpu_s(servers) - cpu_before,
+        "clients": time.process_time() - own_before,
+        "database": sum(
+            cpu - database_before.get(pid, 0.0) for pid, cpu in _database_cpu().items()
+        ),
+    }
     await asyncio.sleep(1.2)  # the counters are written twice a second
     return {
         "runs": done,
@@ -161,6 +182,11 @@ async def _load(
         "sessions_after": await _sessions(),
         "load_before": load_before,
     }
+
+
+async def _after(delay_s: float, run: Awaitable[T]) -> T:
+    await asyncio.sleep(delay_s)
+    return await run
 
 
 async def _sessions_sample(into: list[int]) -> None:
@@ -189,12 +215,34 @@ async def _sessions() -> int:
 
 def _cpu_s(servers: list[Any]) -> float:
     """CPU seconds the server processes have used so far (user and system, from /proc)."""
-    total = 0.0
-    for server in servers:
-        stat = Path(f"/proc/{server.process.pid}/stat").read_text()
-        fields = stat.rsplit(")", 1)[1].split()
-        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+    return sum(_process_cpu_s(server.process.pid) or 0.0 for server in servers)
+
+
+def _process_cpu_s(pid: int) -> float | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:  # it has exited
+        return None
+    fields = stat.rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _database_cpu() -> dict[int, float]:
+    """CPU seconds so far of each PostgreSQL backend serving the benchmark's database (their
+    command line names it); the servers' pools keep them for the whole load."""
+    found: dict[int, float] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if cmdline.startswith(b"postgres:") and DATABASE.encode() in cmdline:
+            cpu = _process_cpu_s(int(entry.name))
+            if cpu is not None:
+                found[int(entry.name)] = cpu
+    return found
 
 
 async def _kill_wave(
@@ -245,6 +293,7 @@ def figures_compute(
     for r in runs:
         events += len(turn_events_since(turn_id=r.turn)) if r.turn else 0
     firsts = sorted((r.first_at - r.sent_at) * 1000 for r in runs if r.first_at is not None)
+    accepted = sorted((r.accepted_at - r.sent_at) * 1000 for r in runs if r.accepted_at)
     gaps = sorted(g * 1000 for r in runs for g in r.gaps)
     finished = [r for r in runs if r.terminal and r.terminal["type"] == "finished"]
     ends = [r.ended_at - killed["killed_at"] for r in killed["runs"] if r.ended_at]
@@ -255,12 +304,15 @@ def figures_compute(
         "clients": args.clients,
         "pieces": args.pieces,
         "piece_delay_s": args.delay,
+        "ramp_s": args.ramp,
         "lease_s": args.lease,
         "turns_finished": len(finished),
         "events_lost": lost,
         "events_duplicated": duplicated,
         "texts_identical": sum(1 for r in finished if r.text == reference.text and reference.text),
         "first_event_ms_alone": round((reference.first_at - reference.sent_at) * 1000, 1),
+        "accepted_ms_p50": _pct(accepted, 50),
+        "accepted_ms_p95": _pct(accepted, 95),
         "first_event_ms_p50": _pct(firsts, 50),
         "first_event_ms_p95": _pct(firsts, 95),
         "gap_ms_p95": _pct(gaps, 95),
@@ -269,6 +321,7 @@ def figures_compute(
         "server_cpu_s": round(load["cpu_s"]["servers"], 2),
         "server_cpu_ms_per_turn": round(load["cpu_s"]["servers"] * 1000 / len(runs), 1),
         "client_cpu_s": round(load["cpu_s"]["clients"], 2),
+        "database_cpu_s": round(load["cpu_s"]["database"], 2),
         "db_sessions_peak": load["sessions_peak"],
         "db_sessions_after": load["sessions_after"],
         "load_average_before": round(load["load_before"], 2),

@@ -10,6 +10,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
+from django.urls import get_resolver  # noqa: E402
 
 from ragplatform.request_limits import BodyLimitMiddleware  # noqa: E402
 from ragplatform.routing import websocket_urlpatterns  # noqa: E402
@@ -21,6 +22,10 @@ http_app = (
     if settings.RAG_ENV == "development"
     else django_asgi_app
 )
+
+# Import every view now rather than inside the first request (Django loads the URLconf
+# lazily): otherwise the first questions after a start wait for the whole API to import.
+get_resolver().url_patterns  # noqa: B018 - loading it is the point
 
 application = ProtocolTypeRouter(
     {

@@ -37,10 +37,12 @@ def rate_take(*, key: str, amount: int, limit: int, window: dt.timedelta) -> boo
     start = window_start(window=window)
     with connection.cursor() as cursor:
         cursor.execute(_TAKE, [key, start, amount, limit])
-        taken = cursor.fetchone() is not None
-    # Earlier windows of this key are spent; dropping them keeps the table small.
-    RateCounter.objects.filter(key=key, window_start__lt=start).delete()
-    return taken
+        row = cursor.fetchone()
+    if row is not None and row[0] == amount:
+        # The window's first hits: the earlier windows of this key are spent, and dropping
+        # them keeps the table small (once per window, not on every hit).
+        RateCounter.objects.filter(key=key, window_start__lt=start).delete()
+    return row is not None
 
 
 def rate_count(*, key: str, window: dt.timedelta) -> int:

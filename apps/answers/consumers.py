@@ -29,6 +29,7 @@ from apps.answers.events import Envelope, EventType, FailureCode, failed_data
 from apps.answers.refusals import REFUSALS, refusal_code
 from apps.answers.selectors import turn_get
 from apps.answers.turn.entry import (
+    AskerReadable,
     conversation_id_parse,
     turn_cancel,
     turn_follow,
@@ -145,7 +146,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             }
         )
         turn_launch(turn_id=turn.pk, filters=opened.filters)
-        self._follow(turn.pk, last_seq=0)
+        self._follow(turn.pk, last_seq=0, asker=opened.asker)
 
     async def _cancel(self, content: dict[str, Any]) -> None:
         turn_id = _count(content["turn"]) if "turn" in content else self._followed()
@@ -179,18 +180,19 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def _pong(self, content: dict[str, Any]) -> None:
         return None  # the client is alive; receiving it was the point
 
-    def _follow(self, turn_id: int, *, last_seq: int) -> None:
-        self.following = (turn_id, asyncio.create_task(self._forward(turn_id, last_seq)))
+    def _follow(self, turn_id: int, *, last_seq: int, asker: AskerReadable | None = None) -> None:
+        forward = self._forward(turn_id, last_seq, asker)
+        self.following = (turn_id, asyncio.create_task(forward))
 
     def _followed(self) -> int | None:
         if self.following is None or self.following[1].done():
             return None
         return self.following[0]
 
-    async def _forward(self, turn_id: int, last_seq: int) -> None:
+    async def _forward(self, turn_id: int, last_seq: int, asker: AskerReadable | None) -> None:
         try:
             async for envelope in turn_follow(
-                turn_id=turn_id, user_id=self.user_id, last_seq=last_seq
+                turn_id=turn_id, user_id=self.user_id, last_seq=last_seq, asker=asker
             ):
                 self._post(envelope)
         except Exception:

@@ -74,17 +74,51 @@ def conversation_start(*, user_id: int | None) -> Conversation:
     return Conversation.objects.create(user_id=user_id)
 
 
-def turn_start(*, conversation: Conversation, question: str) -> Turn:
-    """Persist the turn (status streaming) before any work, so nothing is lost if we die."""
+FIRST_TURN_INDEX = 1
+
+
+def turn_start(
+    *,
+    conversation: Conversation,
+    question: str,
+    readable_collections: Collection[int] | None = None,
+) -> Turn:
+    """Persist the turn (status streaming) before any work, so nothing is lost if we die.
+    `readable_collections` is what it may read (None: all), kept for the audit."""
     cleaned = question_clean(question)
     with transaction.atomic():
         Conversation.objects.select_for_update().filter(pk=conversation.pk).first()
         last = conversation.turns.aggregate(last=Max("index"))["last"]
         turn = Turn.objects.create(
-            conversation=conversation, index=(last or 0) + 1, question=cleaned, **_lease_initial()
+            conversation=conversation,
+            index=(last or 0) + FIRST_TURN_INDEX,
+            question=cleaned,
+            readable_collections=_sorted_or_all(readable_collections),
+            **_lease_initial(),
         )
         Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
     return turn
+
+
+def conversation_with_turn_start(
+    *, user_id: int | None, question: str, readable_collections: Collection[int] | None
+) -> Turn:
+    """A new conversation and its first turn, together: nothing to lock or count yet, so two
+    statements where asking in an existing conversation takes several."""
+    cleaned = question_clean(question)
+    with transaction.atomic():
+        conversation = Conversation.objects.create(user_id=user_id)
+        return Turn.objects.create(
+            conversation=conversation,
+            index=FIRST_TURN_INDEX,
+            question=cleaned,
+            readable_collections=_sorted_or_all(readable_collections),
+            **_lease_initial(),
+        )
+
+
+def _sorted_or_all(collection_ids: Collection[int] | None) -> list[int] | None:
+    return None if collection_ids is None else sorted(collection_ids)
 
 
 def _lease_initial() -> dict[str, Any]:
@@ -95,12 +129,6 @@ def _lease_initial() -> dict[str, Any]:
         "lease_expires_at": ExpressionWrapper(Now() + lease, output_field=DateTimeField()),
         "followed_at": Now(),
     }
-
-
-def turn_readable_record(*, turn_id: int, collection_ids: Collection[int] | None) -> None:
-    """Which collections the turn could read (None: all), for the audit."""
-    ids = None if collection_ids is None else sorted(collection_ids)
-    Turn.objects.filter(pk=turn_id).update(readable_collections=ids)
 
 
 def turn_classified_record(*, turn_id: int, classified: TurnClassified) -> None:

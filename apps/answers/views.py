@@ -202,7 +202,7 @@ async def turns_create(request: HttpRequest) -> HttpResponseBase:
         return _error(FailureCode.INVALID_REQUEST, "The body is not valid JSON")
     turn = opened.turn
     turn_launch(turn_id=turn.pk, filters=opened.filters)
-    response = _stream(turn_follow(turn_id=turn.pk, user_id=user.pk))
+    response = _stream(turn_follow(turn_id=turn.pk, user_id=user.pk, asker=opened.asker))
     response["X-Turn-Id"] = str(turn.pk)
     response["X-Conversation-Id"] = str(turn.conversation_id)
     return response

@@ -7,12 +7,13 @@ from asgiref.sync import async_to_sync
 from django.db import IntegrityError, transaction
 
 from apps.answers.events import EventType, FailureCode
+from apps.answers.leases import turn_interrupt
 from apps.answers.models import Conversation, Turn, TurnEvent, TurnStatus
 from apps.answers.outcomes import TurnFinished
 from apps.answers.routing.types import TurnAction
 from apps.answers.selectors import turn_events_since
 from apps.answers.services import turn_start
-from apps.answers.turn.recorder import MemoryRecorder, TurnRecorder
+from apps.answers.turn.recorder import MemoryRecorder, TurnEndedElsewhere, TurnRecorder
 
 pytestmark = pytest.mark.django_db
 
@@ -72,3 +73,28 @@ def test_the_database_refuses_a_second_terminal_event() -> None:
     async_to_sync(TurnRecorder(turn.pk).fail)(FailureCode.INTERNAL, "broke")
     with pytest.raises(IntegrityError), transaction.atomic():
         TurnEvent.objects.create(turn=turn, seq=9, type=EventType.FINISHED, data={})
+
+
+@pytest.mark.django_db(transaction=True)  # a refused statement ends a test transaction
+def test_an_event_after_the_turn_was_interrupted_elsewhere_keeps_the_stored_end() -> None:
+    """A process that stalled past its lease finds its turn interrupted by another: its next
+    event is refused, and it takes the stored end as the turn's instead of failing it again."""
+    turn = _turn()
+    recorder = TurnRecorder(turn.pk)
+    async_to_sync(recorder.emit)(EventType.TOKEN, {"text": "Twenty"})
+    assert turn_interrupt(turn_id=turn.pk, lapsed_only=False)  # another process, meanwhile
+
+    with pytest.raises(TurnEndedElsewhere):
+        async_to_sync(recorder.emit)(EventType.TOKEN, {"text": "-six"})
+    assert recorder.terminal is not None and recorder.terminal["data"]["code"] == "interrupted"
+    stored = turn_events_since(turn_id=turn.pk)
+    assert [e["type"] for e in stored] == ["token", "failed"]
+    assert recorder.terminal == stored[-1]
+
+
+@pytest.mark.django_db(transaction=True)  # a refused statement ends a test transaction
+def test_a_refused_event_on_a_turn_still_running_is_a_real_error() -> None:
+    turn = _turn()
+    async_to_sync(TurnRecorder(turn.pk).emit)(EventType.TOKEN, {"text": "a"})
+    with pytest.raises(IntegrityError):  # a second writer numbering from 0: not an end
+        async_to_sync(TurnRecorder(turn.pk).emit)(EventType.TOKEN, {"text": "b"})

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractContextManager
 
 import pytest
-from asgiref.sync import async_to_sync
+from asgiref.sync import async_to_sync, sync_to_async
 from django.conf import LazySettings
 
 from apps.answers.composing.types import (
@@ -18,6 +18,7 @@ from apps.answers.composing.types import (
     TextDelta,
 )
 from apps.answers.events import Envelope
+from apps.answers.leases import turn_interrupt
 from apps.answers.models import Citation, Conversation, Turn, TurnStatus
 from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.types import RetrievalRequest
@@ -205,6 +206,33 @@ def test_cancelling_stores_a_cancelled_terminal_event(embedder: CountingEmbedder
     assert events[-1]["type"] == "failed" and events[-1]["data"]["code"] == "cancelled"
     assert turn.status == TurnStatus.CANCELLED
     assert sum(e["type"] in {"finished", "failed"} for e in events) == 1
+
+
+@pytest.mark.django_db(transaction=True)  # a refused statement ends a test transaction
+def test_a_turn_interrupted_elsewhere_stops_quietly_with_the_stored_end(
+    embedder: CountingEmbedder, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Its process stalled past the lease and another interrupted it: the run ends with that
+    stored end, logged as a warning, not as a broken turn."""
+    handbook_load(embedder)
+    providers = providers_fake(embedder, composer=ScriptedComposer(delay_s=0.2))
+    turn = turn_start(conversation=Conversation.objects.create(), question="annual leave days?")
+
+    async def interrupted_after_the_first_token() -> list[Envelope]:
+        received: list[Envelope] = []
+        async for envelope in turn_run(turn_id=turn.pk, providers=providers):
+            received.append(envelope)
+            if envelope["type"] == "token" and len(received) < 4:
+                await sync_to_async(turn_interrupt)(turn_id=turn.pk, lapsed_only=False)
+        return received
+
+    received = async_to_sync(interrupted_after_the_first_token)()
+    assert received[-1]["type"] == "failed" and received[-1]["data"]["code"] == "interrupted"
+    assert [e for e in turn_events_since(turn_id=turn.pk) if e["type"] == "failed"] == [
+        received[-1]
+    ]
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+    assert any("ended elsewhere" in r.getMessage() for r in caplog.records)
 
 
 async def _consume_forever(turn_id: int, providers: Providers) -> None:

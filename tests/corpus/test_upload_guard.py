@@ -11,11 +11,14 @@ from django.conf import LazySettings
 from django.contrib.auth.models import Group, Permission, User
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from apps.corpus.models import Collection, Document, DocumentStatus
 from apps.corpus.services import document_process
-from ragplatform.rate_limits import rate_take
+from ragplatform.models import RateCounter
+from ragplatform.rate_limits import rate_take, window_start
 from tests.concurrency import run_at_once
 
 pytestmark = pytest.mark.django_db
@@ -110,6 +113,22 @@ def test_the_rate_counter_never_lets_two_processes_take_the_last_slot() -> None:
     assert sorted(results) == [False] * 3 + [True] * 5
     assert not rate_take(key="race", amount=1, limit=5, window=timedelta(hours=1))
     assert rate_take(key="other", amount=5, limit=5, window=timedelta(hours=1))
+
+
+@pytest.mark.django_db
+def test_spent_windows_are_dropped_once_when_a_key_starts_a_new_window() -> None:
+    hour = timedelta(hours=1)
+    spent = window_start(window=hour) - hour
+    RateCounter.objects.create(key="k", window_start=spent, hits=3)
+    RateCounter.objects.create(key="other", window_start=spent, hits=3)
+
+    assert rate_take(key="k", amount=1, limit=5, window=hour)  # the window's first hit
+    assert not RateCounter.objects.filter(key="k", window_start=spent).exists()
+    assert RateCounter.objects.filter(key="other").exists()  # another key's is its own
+    RateCounter.objects.create(key="k", window_start=spent - hour, hits=1)
+    with CaptureQueriesContext(connection) as statements:
+        assert rate_take(key="k", amount=1, limit=5, window=hour)  # later hits: one statement
+    assert len(statements) == 1
 
 
 def test_a_replaced_original_is_removed_after_commit(

@@ -21,7 +21,6 @@ from datetime import timedelta
 from uuid import UUID
 
 from django.conf import settings
-from django.db import transaction
 
 from apps.answers.events import TERMINAL_EVENTS, Envelope, FailureCode
 from apps.answers.leases import conversation_turns_cancel, turn_cancel_request, turn_interrupt
@@ -30,12 +29,11 @@ from apps.answers.providers.registry import providers_default
 from apps.answers.selectors import conversation_get, user_collection_ids_readable
 from apps.answers.services import (
     InvalidQuestion,
-    conversation_start,
+    conversation_with_turn_start,
     question_clean,
-    turn_readable_record,
     turn_start,
 )
-from apps.answers.turn.follow import turn_follow
+from apps.answers.turn.follow import AskerReadable, turn_follow
 from apps.answers.turn.keeper import lease_keep
 from apps.answers.turn.recorder import TurnRecorder
 from apps.answers.turn.run import turn_run
@@ -44,7 +42,7 @@ from apps.corpus.selectors import UnknownCollection, collection_ids_resolve
 from ragplatform.db_threads import db_call, db_threads_detached
 from ragplatform.rate_limits import rate_take
 
-__all__ = ["turn_follow"]  # followed through this entry like everything else
+__all__ = ["AskerReadable", "turn_follow"]  # followed through this entry like everything else
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +60,7 @@ class RateLimited(Exception):
 class OpenedTurn:
     turn: Turn
     filters: SearchFilters
+    asker: AskerReadable  # what the asker may read now, for their own follow
     superseded: tuple[int, ...] = ()  # answers in its conversation it asked to cancel
 
 
@@ -102,19 +101,22 @@ def _turn_open(
         conversation = conversation_get(conversation_id=conversation_id, user_id=user_id)
     if user_id is not None:
         _rate_limit(user_id)
-    superseded: list[int] = []
+    superseded: tuple[int, ...] = ()
     if conversation is None:
-        conversation = conversation_start(user_id=user_id)
+        turn = conversation_with_turn_start(
+            user_id=user_id, question=cleaned, readable_collections=collection_ids
+        )
     else:
         # A new question supersedes the answer still streaming in the same conversation.
-        superseded = conversation_turns_cancel(conversation_id=conversation.pk)
-    with transaction.atomic():  # a turn never exists without the record of what it may read
-        turn = turn_start(conversation=conversation, question=cleaned)
-        turn_readable_record(turn_id=turn.pk, collection_ids=collection_ids)
+        superseded = tuple(conversation_turns_cancel(conversation_id=conversation.pk))
+        turn = turn_start(
+            conversation=conversation, question=cleaned, readable_collections=collection_ids
+        )
     return OpenedTurn(
         turn=turn,
         filters=SearchFilters(collection_ids=collection_ids),
-        superseded=tuple(superseded),
+        asker=AskerReadable(readable),
+        superseded=superseded,
     )
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 from django.conf import settings
 
@@ -26,19 +27,34 @@ from apps.answers.turn.live import Signal, Subscription, turn_notices
 from ragplatform.db_threads import db_run
 
 
+@dataclass(frozen=True)
+class AskerReadable:
+    """What the asker may read, decided by `turn_open` moments ago and recorded as what the
+    turn could read: their own follow starts from it instead of deciding it again, and need
+    not note the turn followed (it was, when stored)."""
+
+    ids: frozenset[int] | None
+
+
 class _Follower:
     """What one follower has passed (`last_seq`, withheld events included) and whether live
     events need the reader's visibility filter (only if they lost access since asking)."""
 
-    def __init__(self, *, turn_id: int, user_id: int | None, last_seq: int) -> None:
+    def __init__(
+        self, *, turn_id: int, user_id: int | None, last_seq: int, asker: AskerReadable | None
+    ) -> None:
         self.turn_id = turn_id
         self.user_id = user_id
         self.last_seq = last_seq
+        self.asker = asker
         self.readable: frozenset[int] | None = None
         self.filter_live = False
         self.noted_at = time.monotonic()
 
     def open(self) -> list[Envelope]:
+        if self.asker is not None:
+            self.readable = self.asker.ids  # the turn's own readable set: nothing to filter
+            return self.stored()
         self.readable = user_collection_ids_readable(user_id=self.user_id)
         if self.readable is not None:
             asked = Turn.objects.filter(pk=self.turn_id).values_list(
@@ -80,11 +96,12 @@ class _Follower:
 
 
 async def turn_follow(
-    *, turn_id: int, user_id: int | None, last_seq: int = 0
+    *, turn_id: int, user_id: int | None, last_seq: int = 0, asker: AskerReadable | None = None
 ) -> AsyncIterator[Envelope]:
     """The events of `turn_id` after `last_seq`, without what `user_id` may no longer read,
-    through the terminal event, wherever the turn is being answered."""
-    follower = _Follower(turn_id=turn_id, user_id=user_id, last_seq=last_seq)
+    through the terminal event, wherever the turn is being answered. `asker` is given by the
+    transport that has just opened the turn for `user_id`."""
+    follower = _Follower(turn_id=turn_id, user_id=user_id, last_seq=last_seq, asker=asker)
     async with turn_notices(turn_id) as notices:
         events = await db_run(follower.open)()
         while True:

@@ -3,6 +3,7 @@ stored before anyone sees it, and a turn ends exactly once (`services.turn_end`)
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Protocol
 
 from django.db import IntegrityError
@@ -13,6 +14,12 @@ from apps.answers.providers.usage import UsageMeter
 from apps.answers.selectors import turn_events_since
 from apps.answers.services import turn_end, turn_event_append, turn_usage_record
 from ragplatform.db_threads import db_call
+
+
+class TurnEndedElsewhere(Exception):
+    """The turn was ended by someone else while this process still answered it: interrupted
+    after its lease lapsed (the process stalled longer than RAG_TURN_LEASE_S). The stored end
+    stands; `TurnRecorder.terminal` holds it."""
 
 
 class EventRecorder(Protocol):
@@ -50,7 +57,10 @@ class TurnRecorder:
         self._check_open(type_)
         self.seq += 1
         envelope = Envelope(seq=self.seq, turn=self.turn_id, type=str(type_), data=data)
-        await db_call(turn_event_append)(envelope=envelope)
+        try:
+            await db_call(turn_event_append)(envelope=envelope)
+        except IntegrityError as refused:
+            await self._ended_elsewhere(refused)
         return envelope
 
     async def end(self, outcome: TurnOutcome) -> Envelope:
@@ -65,17 +75,26 @@ class TurnRecorder:
             self.terminal = await db_call(turn_end)(
                 turn_id=self.turn_id, seq=self.seq, outcome=outcome
             )
-        except IntegrityError:
-            # Ended meanwhile by someone else (interrupted after its lease lapsed): the
-            # database refused a second end, and the stored one stands.
-            stored = await TurnRecorder.resume(self.turn_id)
-            if stored.terminal is None:
-                raise
-            self.terminal = stored.terminal
+        except IntegrityError as refused:
+            # Ended meanwhile by someone else: the database refused a second end, and the
+            # stored one stands (the end this process meant to store is dropped).
+            with contextlib.suppress(TurnEndedElsewhere):
+                await self._ended_elsewhere(refused)
+        assert self.terminal is not None
         return self.terminal
 
     async def fail(self, code: FailureCode, message: str) -> Envelope:
         return await self.end(TurnFailed(code=code, message=message))
+
+    async def _ended_elsewhere(self, refused: IntegrityError) -> None:
+        """After the database refused an event's number: if the turn has a stored end (it was
+        interrupted elsewhere after its lease lapsed), keep that end and raise
+        TurnEndedElsewhere; anything else is a real error and propagates."""
+        stored = await TurnRecorder.resume(self.turn_id)
+        if stored.terminal is None:
+            raise refused
+        self.terminal = stored.terminal
+        raise TurnEndedElsewhere(f"turn {self.turn_id} was ended elsewhere")
 
     def _check_open(self, type_: EventType) -> None:
         if self.terminal is not None:

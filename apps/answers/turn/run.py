@@ -24,11 +24,11 @@ from apps.answers.retrieval.types import ContextWindow, RetrievalResult
 from apps.answers.routing.policy import RoutingDecision, routing_decide
 from apps.answers.routing.types import HistoryMessage, Intent, TurnAction
 from apps.answers.selectors import conversation_history, turn_get
-from apps.answers.services import turn_classified_record
+from apps.answers.services import FIRST_TURN_INDEX, turn_classified_record
 from apps.answers.turn.answer import answer_events
 from apps.answers.turn.clarify import clarification_data
 from apps.answers.turn.compose_stream import ComposeOutcome, compose_events
-from apps.answers.turn.recorder import TurnRecorder
+from apps.answers.turn.recorder import TurnEndedElsewhere, TurnRecorder
 from apps.answers.turn.search_results import search_results_data
 from apps.answers.turn.speculation import Speculation, speculate
 from apps.answers.turn.state import TurnState, retrieval_record, turn_finish
@@ -50,6 +50,12 @@ async def turn_run(
         if not recorder.terminated:
             await asyncio.shield(recorder.fail(FailureCode.CANCELLED, "The answer was cancelled."))
         raise
+    except TurnEndedElsewhere:
+        # This process stalled past its lease and the turn was interrupted meanwhile: the
+        # stored end stands and is what this turn's caller hears last.
+        logger.warning("Turn %s was ended elsewhere while answering; stopped", turn_id)
+        assert recorder.terminal is not None
+        yield recorder.terminal
     except Exception:
         logger.exception("Turn %s failed", turn_id)
         if not recorder.terminated:
@@ -84,6 +90,8 @@ async def _turn(
 
 def _turn_with_history(turn_id: int) -> tuple[Turn, tuple[HistoryMessage, ...]]:
     turn = turn_get(turn_id=turn_id)
+    if turn.index == FIRST_TURN_INDEX:  # a new conversation: nothing before it
+        return turn, ()
     return turn, conversation_history(conversation_id=turn.conversation_id, before_index=turn.index)
 
 
