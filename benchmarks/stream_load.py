@@ -20,7 +20,7 @@ answer's length) arriving as a stream of users would, not in one instant.
     python benchmarks/stream_load.py --clients 200 [--ramp SECONDS] [--json FILE]
 
 `--server-root DIR` runs the servers from another checkout (with this `tests/stream_server.py`
-copied in), to measure an older version the same way.
+copied in) on this checkout's database server, to measure an older version the same way.
 """
 
 from __future__ import annotations
@@ -106,6 +106,7 @@ def users_with_cookies(count: int) -> list[str]:
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     from asgiref.sync import sync_to_async
+    from django.conf import settings
 
     from benchmarks.stream_clients import ClientRun, client_run
     from tests.processes import Server, servers_env
@@ -115,6 +116,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     env = servers_env(
         DATABASE,
         PYTHONPATH=str(args.server_root),
+        # This checkout's data directory: its database server and the secret key that signed
+        # the clients' sessions, even for servers started from another checkout.
+        RAG_DATA_DIR=settings.DATA_DIR,
         RAG_TURN_LEASE_S=args.lease,
         RAG_TURN_FOLLOW_CHECK_S=args.follow_check,
         RAG_ASKS_PER_MINUTE=1000,
