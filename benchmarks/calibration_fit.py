@@ -28,12 +28,23 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from apps.answers.composing.confidence import (  # noqa: E402
+    BLEND,
+    Blend,
+    RetrievalFeatures,
+    confidence_blend,
+    expected_calibration_error,
+    quality_of,
+)
+
 THRESHOLDS = tuple(round(0.30 + 0.01 * i, 2) for i in range(41))  # 0.30 ... 0.70
 HELD_OUT = "held-out half"
 # logit(0) and logit(1) are infinite; confidence.py clamps retrieval quality the same way.
@@ -50,17 +61,14 @@ class Row:
     cosine: float | None
     agreed: bool
     group: str = ""
+    # The composer's answerability signals, by name, and the score a refusal rule reads:
+    # the support itself unless a rule over the signals was applied (with_scores).
+    signals: Mapping[str, float] = field(default_factory=dict)
+    score: float | None = None
 
-
-@dataclass(frozen=True)
-class Blend:
-    slope: float
-    midpoint: float
-    bonus: float
-    keyword_only: float
-    intercept: float
-    support_weight: float
-    retrieval_weight: float
+    @property
+    def refusal_score(self) -> float:
+        return self.support if self.score is None else self.score
 
 
 Sets = Mapping[str, Sequence[Row]]
@@ -83,6 +91,7 @@ def rows_read(path: Path) -> list[Row]:
                     cosine=data["cosine"],
                     agreed=bool(data["agreed"]),
                     group=str(data.get("group") or ""),
+                    signals=dict(data.get("answerability") or {}),
                 )
             )
     return rows
@@ -102,7 +111,7 @@ def _natural(text: str) -> tuple[str, int]:
 
 
 def refused_at(row: Row, threshold: float) -> bool:
-    return row.refused or (not row.chain and row.support < threshold)
+    return row.refused or (not row.chain and row.refusal_score < threshold)
 
 
 def refusal_figures(rows: Sequence[Row], threshold: float) -> dict[str, float | None]:
@@ -162,7 +171,9 @@ def equal_weights(sets: Mapping[str, Sequence[object]]) -> np.ndarray:
     return np.concatenate([np.full(len(rows), 1.0 / len(rows)) for rows in sets.values() if rows])
 
 
-def blend_fit(sets: Sets, threshold: float, keyword_only: float) -> Blend:
+def blend_fit(
+    sets: Sets, threshold: float, keyword_only: float = BLEND.keyword_only_quality
+) -> Blend:
     answered = {
         name: [r for r in rows if not refused_at(r, threshold)] for name, rows in sets.items()
     }
@@ -170,7 +181,7 @@ def blend_fit(sets: Sets, threshold: float, keyword_only: float) -> Blend:
     rows = [r for group in dense.values() for r in group]
     x = np.array([[1.0, r.cosine or 0.0, float(r.agreed)] for r in rows])
     b0, slope, bonus = logistic_fit(x, _labels(rows), equal_weights(dense))
-    quality = Blend(slope, -b0 / slope, bonus, keyword_only, 0.0, 0.0, 1.0)
+    quality = Blend(slope, -b0 / slope, bonus, keyword_only, 0.0, 0.0, 1.0)  # the first step
     rows = [r for group in answered.values() for r in group]
     x = np.array([[1.0, r.support, _logit(quality_value(r, quality))] for r in rows])
     intercept, support_weight, retrieval_weight = logistic_fit(
@@ -186,18 +197,12 @@ def _labels(rows: Sequence[Row]) -> np.ndarray:
 
 
 def quality_value(row: Row, blend: Blend) -> float:
-    if row.cosine is None:
-        return blend.keyword_only
-    return _sigmoid(blend.slope * (row.cosine - blend.midpoint) + blend.bonus * row.agreed)
+    return quality_of(RetrievalFeatures(row.cosine, row.agreed), blend)
 
 
-def confidence_value(row: Row, blend: Blend) -> float:
-    logit = (
-        blend.intercept
-        + blend.support_weight * min(1.0, max(0.0, row.support))
-        + blend.retrieval_weight * _logit(quality_value(row, blend))
-    )
-    return _sigmoid(logit)
+def confidence_value(row: Row, blend: Blend = BLEND) -> float:
+    """The blend as confidence.py computes it, with these coefficients."""
+    return confidence_blend(support=row.support, retrieval=quality_value(row, blend), blend=blend)
 
 
 def _logit(p: float) -> float:
@@ -205,25 +210,16 @@ def _logit(p: float) -> float:
     return float(np.log(p / (1.0 - p)))
 
 
-def _sigmoid(x: float) -> float:
-    return float(1.0 / (1.0 + np.exp(-x)))
-
-
 def calibration_error(
     rows: Sequence[Row], threshold: float, confidence: Callable[[Row], float]
 ) -> float:
-    from apps.answers.composing.confidence import expected_calibration_error
-
     answered = [r for r in rows if not refused_at(r, threshold)]
     return expected_calibration_error([(confidence(r), r.right) for r in answered])
 
 
 def shipped_confidence(row: Row) -> float:
     """The blend in confidence.py, on the features the row records."""
-    from apps.answers.composing.confidence import RetrievalFeatures, confidence_blend, quality_of
-
-    features = RetrievalFeatures(row.cosine, row.agreed)
-    return confidence_blend(support=row.support, retrieval=quality_of(features))
+    return confidence_value(row, BLEND)
 
 
 def sets_load(
@@ -282,9 +278,6 @@ def main() -> None:
     )
     parser.add_argument("--curve-step", type=int, default=2, help="print every n-th threshold")
     args = parser.parse_args()
-    sys.path.insert(0, str(REPO))
-    from apps.answers.composing.confidence import KEYWORD_ONLY_QUALITY
-
     fitted, held = sets_load(args.fit, split_groups=True)
     reported, _ = sets_load(args.report, split_groups=False)
     every = {**fitted, **held, **reported}
@@ -294,7 +287,7 @@ def main() -> None:
         if args.threshold is not None
         else threshold_choose(fitted, max_false_refusals=args.max_false_refusals)
     )
-    blend = blend_fit(fitted, threshold, KEYWORD_ONLY_QUALITY)
+    blend = blend_fit(fitted, threshold)
     print(f"chosen threshold {threshold:.2f}; blend {blend}")
     _print_calibration(every, threshold, blend)
 
