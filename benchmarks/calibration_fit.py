@@ -25,6 +25,7 @@ the platform ships now.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -36,6 +37,11 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from apps.answers.composing.answerability import (  # noqa: E402
+    ANSWERABILITY_MODEL,
+    AnswerabilityModel,
+    answerability_score,
+)
 from apps.answers.composing.confidence import (  # noqa: E402
     BLEND,
     Blend,
@@ -46,6 +52,9 @@ from apps.answers.composing.confidence import (  # noqa: E402
 )
 
 THRESHOLDS = tuple(round(0.30 + 0.01 * i, 2) for i in range(41))  # 0.30 ... 0.70
+SCORE_THRESHOLDS = tuple(
+    round(0.005 * i, 3) for i in range(1, 200)
+)  # a probability: 0.005 ... 0.995
 HELD_OUT = "held-out half"
 # logit(0) and logit(1) are infinite; confidence.py clamps retrieval quality the same way.
 EPSILON = 1e-4
@@ -217,6 +226,16 @@ def calibration_error(
     return expected_calibration_error([(confidence(r), r.right) for r in answered])
 
 
+def answerability_scored(
+    sets: Sets, model: AnswerabilityModel = ANSWERABILITY_MODEL
+) -> dict[str, list[Row]]:
+    """The sets with each row's refusal score the answerability model's (answerability.py)."""
+    return {
+        name: [dataclasses.replace(r, score=answerability_score(r.signals, model)) for r in rows]
+        for name, rows in sets.items()
+    }
+
+
 def shipped_confidence(row: Row) -> float:
     """The blend in confidence.py, on the features the row records."""
     return confidence_value(row, BLEND)
@@ -241,7 +260,7 @@ def sets_load(
     return fitted, held
 
 
-def _figures_line(name: str, rows: Sequence[Row], threshold: float) -> str:
+def figures_line(name: str, rows: Sequence[Row], threshold: float) -> str:
     figures = refusal_figures(rows, threshold)
     shown = " ".join(
         f"{key} {'-' if value is None else f'{value:.3f}'}" for key, value in figures.items()
@@ -254,7 +273,7 @@ def _print_curve(sets: Sets, thresholds: Sequence[float]) -> None:
     for threshold in thresholds:
         print(f"t = {threshold:.2f}")
         for name, rows in sets.items():
-            print(_figures_line(name, rows, threshold))
+            print(figures_line(name, rows, threshold))
 
 
 def _print_calibration(sets: Sets, threshold: float, blend: Blend) -> None:
@@ -262,7 +281,7 @@ def _print_calibration(sets: Sets, threshold: float, blend: Blend) -> None:
     for name, rows in sets.items():
         fitted = calibration_error(rows, threshold, lambda r: confidence_value(r, blend))
         shipped = calibration_error(rows, threshold, shipped_confidence)
-        print(f"{_figures_line(name, rows, threshold)}  ece {fitted:.3f} / {shipped:.3f}")
+        print(f"{figures_line(name, rows, threshold)}  ece {fitted:.3f} / {shipped:.3f}")
 
 
 def main() -> None:
@@ -277,15 +296,25 @@ def main() -> None:
         help="the most any fitting set may refuse of its answerable questions",
     )
     parser.add_argument("--curve-step", type=int, default=2, help="print every n-th threshold")
+    parser.add_argument(
+        "--refuse-on",
+        choices=("evidence", "answerability"),
+        default="evidence",
+        help="the score the threshold reads: the evidence, or the shipped answerability model's",
+    )
     args = parser.parse_args()
     fitted, held = sets_load(args.fit, split_groups=True)
     reported, _ = sets_load(args.report, split_groups=False)
+    thresholds = THRESHOLDS
+    if args.refuse_on == "answerability":
+        fitted, held, reported = (answerability_scored(s) for s in (fitted, held, reported))
+        thresholds = SCORE_THRESHOLDS
     every = {**fitted, **held, **reported}
-    _print_curve(every, THRESHOLDS[:: args.curve_step])
+    _print_curve(every, thresholds[:: args.curve_step])
     threshold = (
         args.threshold
         if args.threshold is not None
-        else threshold_choose(fitted, max_false_refusals=args.max_false_refusals)
+        else threshold_choose(fitted, thresholds, max_false_refusals=args.max_false_refusals)
     )
     blend = blend_fit(fitted, threshold)
     print(f"chosen threshold {threshold:.2f}; blend {blend}")
