@@ -3,8 +3,8 @@
 An estimate of "this answer cites a passage that answers the question", for the answers given
 (a refusal's stays in the red band). Two logistic steps:
 
-    quality    = 1 / (1 + exp(-(23.2 * (cosine - 0.878) + 1.13 * agreed)))
-    confidence = 1 / (1 + exp(-(-1.84 + 3.17 * support + 0.64 * logit(quality))))
+    quality    = 1 / (1 + exp(-(23.3 * (cosine - 0.876) + 1.05 * agreed)))
+    confidence = 1 / (1 + exp(-(-1.95 + 3.39 * support + 0.61 * logit(quality))))
 
 cosine: the best dense cosine among the top three chunks; agreed: the top chunk was in the
 first five of both the dense and the keyword leg; support: the composer's own estimate (the
@@ -57,13 +57,13 @@ class Blend:
 
 
 BLEND = Blend(
-    cosine_slope=23.2,
-    cosine_midpoint=0.878,
-    agreement_bonus=1.13,
+    cosine_slope=23.3,
+    cosine_midpoint=0.876,
+    agreement_bonus=1.05,
     keyword_only_quality=0.3,
-    intercept=-1.84,
-    support_weight=3.17,
-    retrieval_weight=0.64,
+    intercept=-1.95,
+    support_weight=3.39,
+    retrieval_weight=0.61,
 )
 AGREEMENT_DEPTH = 5
 GREEN_FROM, YELLOW_FROM = 0.7, 0.4
