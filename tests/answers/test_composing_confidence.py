@@ -104,7 +104,9 @@ def test_retrieval_quality_uses_the_best_of_the_top_three() -> None:
 
 def test_retrieval_quality_without_dense_scores_or_chunks() -> None:
     assert retrieval_quality([]) == 0.0
-    assert retrieval_quality([retrieved(Candidate(1, keyword_rank=1))]) == BLEND.keyword_only_quality
+    assert (
+        retrieval_quality([retrieved(Candidate(1, keyword_rank=1))]) == BLEND.keyword_only_quality
+    )
 
 
 def test_ece_on_a_hand_computed_case() -> None:
