@@ -25,16 +25,36 @@ the platform ships now.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from apps.answers.composing.answerability import (  # noqa: E402
+    ANSWERABILITY_MODEL,
+    AnswerabilityModel,
+    answerability_score,
+)
+from apps.answers.composing.confidence import (  # noqa: E402
+    BLEND,
+    Blend,
+    RetrievalFeatures,
+    confidence_blend,
+    expected_calibration_error,
+    quality_of,
+)
+
 THRESHOLDS = tuple(round(0.30 + 0.01 * i, 2) for i in range(41))  # 0.30 ... 0.70
+SCORE_THRESHOLDS = tuple(
+    round(0.005 * i, 3) for i in range(1, 200)
+)  # a probability: 0.005 ... 0.995
 HELD_OUT = "held-out half"
 # logit(0) and logit(1) are infinite; confidence.py clamps retrieval quality the same way.
 EPSILON = 1e-4
@@ -50,17 +70,14 @@ class Row:
     cosine: float | None
     agreed: bool
     group: str = ""
+    # The composer's answerability signals, by name, and the score a refusal rule reads:
+    # the support itself unless a rule over the signals was applied (with_scores).
+    signals: Mapping[str, float] = field(default_factory=dict)
+    score: float | None = None
 
-
-@dataclass(frozen=True)
-class Blend:
-    slope: float
-    midpoint: float
-    bonus: float
-    keyword_only: float
-    intercept: float
-    support_weight: float
-    retrieval_weight: float
+    @property
+    def refusal_score(self) -> float:
+        return self.support if self.score is None else self.score
 
 
 Sets = Mapping[str, Sequence[Row]]
@@ -83,6 +100,7 @@ def rows_read(path: Path) -> list[Row]:
                     cosine=data["cosine"],
                     agreed=bool(data["agreed"]),
                     group=str(data.get("group") or ""),
+                    signals=dict(data.get("answerability") or {}),
                 )
             )
     return rows
@@ -102,7 +120,7 @@ def _natural(text: str) -> tuple[str, int]:
 
 
 def refused_at(row: Row, threshold: float) -> bool:
-    return row.refused or (not row.chain and row.support < threshold)
+    return row.refused or (not row.chain and row.refusal_score < threshold)
 
 
 def refusal_figures(rows: Sequence[Row], threshold: float) -> dict[str, float | None]:
@@ -162,7 +180,9 @@ def equal_weights(sets: Mapping[str, Sequence[object]]) -> np.ndarray:
     return np.concatenate([np.full(len(rows), 1.0 / len(rows)) for rows in sets.values() if rows])
 
 
-def blend_fit(sets: Sets, threshold: float, keyword_only: float) -> Blend:
+def blend_fit(
+    sets: Sets, threshold: float, keyword_only: float = BLEND.keyword_only_quality
+) -> Blend:
     answered = {
         name: [r for r in rows if not refused_at(r, threshold)] for name, rows in sets.items()
     }
@@ -170,7 +190,7 @@ def blend_fit(sets: Sets, threshold: float, keyword_only: float) -> Blend:
     rows = [r for group in dense.values() for r in group]
     x = np.array([[1.0, r.cosine or 0.0, float(r.agreed)] for r in rows])
     b0, slope, bonus = logistic_fit(x, _labels(rows), equal_weights(dense))
-    quality = Blend(slope, -b0 / slope, bonus, keyword_only, 0.0, 0.0, 1.0)
+    quality = Blend(slope, -b0 / slope, bonus, keyword_only, 0.0, 0.0, 1.0)  # the first step
     rows = [r for group in answered.values() for r in group]
     x = np.array([[1.0, r.support, _logit(quality_value(r, quality))] for r in rows])
     intercept, support_weight, retrieval_weight = logistic_fit(
@@ -186,18 +206,12 @@ def _labels(rows: Sequence[Row]) -> np.ndarray:
 
 
 def quality_value(row: Row, blend: Blend) -> float:
-    if row.cosine is None:
-        return blend.keyword_only
-    return _sigmoid(blend.slope * (row.cosine - blend.midpoint) + blend.bonus * row.agreed)
+    return quality_of(RetrievalFeatures(row.cosine, row.agreed), blend)
 
 
-def confidence_value(row: Row, blend: Blend) -> float:
-    logit = (
-        blend.intercept
-        + blend.support_weight * min(1.0, max(0.0, row.support))
-        + blend.retrieval_weight * _logit(quality_value(row, blend))
-    )
-    return _sigmoid(logit)
+def confidence_value(row: Row, blend: Blend = BLEND) -> float:
+    """The blend as confidence.py computes it, with these coefficients."""
+    return confidence_blend(support=row.support, retrieval=quality_value(row, blend), blend=blend)
 
 
 def _logit(p: float) -> float:
@@ -205,25 +219,26 @@ def _logit(p: float) -> float:
     return float(np.log(p / (1.0 - p)))
 
 
-def _sigmoid(x: float) -> float:
-    return float(1.0 / (1.0 + np.exp(-x)))
-
-
 def calibration_error(
     rows: Sequence[Row], threshold: float, confidence: Callable[[Row], float]
 ) -> float:
-    from apps.answers.composing.confidence import expected_calibration_error
-
     answered = [r for r in rows if not refused_at(r, threshold)]
     return expected_calibration_error([(confidence(r), r.right) for r in answered])
 
 
+def answerability_scored(
+    sets: Sets, model: AnswerabilityModel = ANSWERABILITY_MODEL
+) -> dict[str, list[Row]]:
+    """The sets with each row's refusal score the answerability model's (answerability.py)."""
+    return {
+        name: [dataclasses.replace(r, score=answerability_score(r.signals, model)) for r in rows]
+        for name, rows in sets.items()
+    }
+
+
 def shipped_confidence(row: Row) -> float:
     """The blend in confidence.py, on the features the row records."""
-    from apps.answers.composing.confidence import RetrievalFeatures, confidence_blend, quality_of
-
-    features = RetrievalFeatures(row.cosine, row.agreed)
-    return confidence_blend(support=row.support, retrieval=quality_of(features))
+    return confidence_value(row, BLEND)
 
 
 def sets_load(
@@ -245,7 +260,7 @@ def sets_load(
     return fitted, held
 
 
-def _figures_line(name: str, rows: Sequence[Row], threshold: float) -> str:
+def figures_line(name: str, rows: Sequence[Row], threshold: float) -> str:
     figures = refusal_figures(rows, threshold)
     shown = " ".join(
         f"{key} {'-' if value is None else f'{value:.3f}'}" for key, value in figures.items()
@@ -258,7 +273,7 @@ def _print_curve(sets: Sets, thresholds: Sequence[float]) -> None:
     for threshold in thresholds:
         print(f"t = {threshold:.2f}")
         for name, rows in sets.items():
-            print(_figures_line(name, rows, threshold))
+            print(figures_line(name, rows, threshold))
 
 
 def _print_calibration(sets: Sets, threshold: float, blend: Blend) -> None:
@@ -266,7 +281,7 @@ def _print_calibration(sets: Sets, threshold: float, blend: Blend) -> None:
     for name, rows in sets.items():
         fitted = calibration_error(rows, threshold, lambda r: confidence_value(r, blend))
         shipped = calibration_error(rows, threshold, shipped_confidence)
-        print(f"{_figures_line(name, rows, threshold)}  ece {fitted:.3f} / {shipped:.3f}")
+        print(f"{figures_line(name, rows, threshold)}  ece {fitted:.3f} / {shipped:.3f}")
 
 
 def main() -> None:
@@ -281,20 +296,27 @@ def main() -> None:
         help="the most any fitting set may refuse of its answerable questions",
     )
     parser.add_argument("--curve-step", type=int, default=2, help="print every n-th threshold")
+    parser.add_argument(
+        "--refuse-on",
+        choices=("evidence", "answerability"),
+        default="evidence",
+        help="the score the threshold reads: the evidence, or the shipped answerability model's",
+    )
     args = parser.parse_args()
-    sys.path.insert(0, str(REPO))
-    from apps.answers.composing.confidence import KEYWORD_ONLY_QUALITY
-
     fitted, held = sets_load(args.fit, split_groups=True)
     reported, _ = sets_load(args.report, split_groups=False)
+    thresholds = THRESHOLDS
+    if args.refuse_on == "answerability":
+        fitted, held, reported = (answerability_scored(s) for s in (fitted, held, reported))
+        thresholds = SCORE_THRESHOLDS
     every = {**fitted, **held, **reported}
-    _print_curve(every, THRESHOLDS[:: args.curve_step])
+    _print_curve(every, thresholds[:: args.curve_step])
     threshold = (
         args.threshold
         if args.threshold is not None
-        else threshold_choose(fitted, max_false_refusals=args.max_false_refusals)
+        else threshold_choose(fitted, thresholds, max_false_refusals=args.max_false_refusals)
     )
-    blend = blend_fit(fitted, threshold, KEYWORD_ONLY_QUALITY)
+    blend = blend_fit(fitted, threshold)
     print(f"chosen threshold {threshold:.2f}; blend {blend}")
     _print_calibration(every, threshold, blend)
 

@@ -12,13 +12,7 @@ from apps.answers.composing import (
     expected_calibration_error,
     retrieval_quality,
 )
-from apps.answers.composing.confidence import (
-    BLEND_INTERCEPT,
-    COSINE_MIDPOINT,
-    KEYWORD_ONLY_QUALITY,
-    RETRIEVAL_WEIGHT,
-    SUPPORT_WEIGHT,
-)
+from apps.answers.composing.confidence import BLEND
 from apps.answers.retrieval.types import Candidate, RetrievedChunk
 
 
@@ -67,7 +61,7 @@ def test_blend_rises_with_support_and_with_retrieval_quality() -> None:
 
 
 def test_blend_is_the_fitted_logistic() -> None:
-    logit = BLEND_INTERCEPT + SUPPORT_WEIGHT * 0.6 + RETRIEVAL_WEIGHT * math.log(0.8 / 0.2)
+    logit = BLEND.intercept + BLEND.support_weight * 0.6 + BLEND.retrieval_weight * math.log(4)
     assert confidence_blend(support=0.6, retrieval=0.8) == pytest.approx(1 / (1 + math.exp(-logit)))
 
 
@@ -90,7 +84,7 @@ def test_retrieval_quality_follows_the_top_cosine_and_leg_agreement() -> None:
         candidate = Candidate(1, dense_rank=1, dense_score=cosine, keyword_rank=keyword_rank)
         return retrieval_quality([retrieved(candidate)])
 
-    assert quality(COSINE_MIDPOINT, agreed=False) == pytest.approx(0.5)
+    assert quality(BLEND.cosine_midpoint, agreed=False) == pytest.approx(0.5)
     assert quality(0.78, agreed=False) < 0.15
     assert quality(0.97, agreed=False) > 0.85
     assert quality(0.88, agreed=True) > quality(0.88, agreed=False)
@@ -110,7 +104,9 @@ def test_retrieval_quality_uses_the_best_of_the_top_three() -> None:
 
 def test_retrieval_quality_without_dense_scores_or_chunks() -> None:
     assert retrieval_quality([]) == 0.0
-    assert retrieval_quality([retrieved(Candidate(1, keyword_rank=1))]) == KEYWORD_ONLY_QUALITY
+    assert (
+        retrieval_quality([retrieved(Candidate(1, keyword_rank=1))]) == BLEND.keyword_only_quality
+    )
 
 
 def test_ece_on_a_hand_computed_case() -> None:

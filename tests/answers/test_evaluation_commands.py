@@ -6,6 +6,7 @@ import dataclasses
 import json
 from io import StringIO
 from pathlib import Path
+from typing import cast
 
 import pytest
 from django.core.management import call_command
@@ -181,6 +182,37 @@ def test_min_evidence_zero_keeps_every_answer_the_default_would_refuse(
     ]
 
 
+def test_signals_carry_the_answerability_signals_and_a_min_answerability_refuses_on_them(
+    dataset: Path, tmp_path: Path, embedder: CountingEmbedder
+) -> None:
+    from apps.answers.composing.answerability import SIGNAL_NAMES
+    from apps.answers.composing.extractive import ExtractiveComposer
+
+    extractive = providers_fake(embedder)
+    extractive = dataclasses.replace(extractive, composer=ExtractiveComposer(embedder))
+    runs = {}
+    for name, value in (("off", "0"), ("strict", "1")):
+        target = tmp_path / f"{name}.jsonl"
+        with providers_override(extractive):
+            call_command(
+                "evaluate_answers",
+                *("--dataset", str(dataset), "--signals", str(target)),
+                *("--min-evidence", "0", "--min-answerability", value),
+                stdout=StringIO(),
+            )
+        runs[name] = _signals(target)
+    assert not any(line["refused"] for line in runs["off"].values())
+    names = [list(cast(dict[str, float], line["answerability"])) for line in runs["off"].values()]
+    assert names == [list(SIGNAL_NAMES)] * len(runs["off"])
+    assert all(
+        str(line["refusal_reason"]).startswith("answerability") for line in runs["strict"].values()
+    )
+    # What is weighed does not depend on the threshold.
+    assert [line["answerability"] for line in runs["off"].values()] == [
+        line["answerability"] for line in runs["strict"].values()
+    ]
+
+
 @pytest.mark.parametrize("value", ["1.5", "-0.1"])
 def test_a_min_evidence_outside_zero_to_one_is_refused(
     dataset: Path, embedder: CountingEmbedder, value: str
@@ -198,6 +230,12 @@ def test_a_min_evidence_outside_zero_to_one_is_refused(
             str(dataset),
             "--min-evidence",
             value,
+            stdout=StringIO(),
+        )
+    with providers_override(extractive), pytest.raises(CommandError, match="min_answerability"):
+        call_command(
+            "evaluate_answers",
+            *("--dataset", str(dataset), "--min-answerability", value),
             stdout=StringIO(),
         )
 

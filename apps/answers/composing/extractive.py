@@ -31,6 +31,10 @@ The earlier 0.53, set on SciFact train claims alone, refused 0.16-0.19 of
 ParsiNLU's answerable questions. PersianQA's "impossible" questions are asked about the very
 passage retrieved, on topic: evidence tells them apart only so far (0.29 refused at 0.49,
 0.41 at 0.56 for 0.10 false refusals); that needs a model that reads, not sentence matching.
+A logistic over the composer's answerability signals (answerability.py: evidence, similarity,
+the top cosine, query terms the best passage lacks, negation, superlatives), fitted the same
+way, refused 0.38 at its threshold for 0.084 false refusals: better, still short, so it is sent
+with the support for evaluations to replay and refuses only when min_answerability is given.
 
 Answer type. A question that asks for a quantity (how many, which year) is answered only
 by sentences that state a number: such sentences get a small bonus when chosen, and when
@@ -53,6 +57,11 @@ from apps.answers.composing.answer_type import (
     quantity_unstated,
     states_quantity,
     typed_match,
+)
+from apps.answers.composing.answerability import (
+    AnswerabilitySignals,
+    answerability_score,
+    answerability_signals,
 )
 from apps.answers.composing.chain import Chain, chain_compose
 from apps.answers.composing.comparison import side_cells
@@ -88,6 +97,8 @@ from apps.corpus.embedders import Embedder
 
 # The threshold is fitted as the module docstring says; the sentence weights are priors.
 DEFAULT_MIN_EVIDENCE = 0.49
+# Off: the answerability model missed its targets at its fitted threshold (answerability.py).
+DEFAULT_MIN_ANSWERABILITY = 0.0
 EVIDENCE_COVERAGE_WEIGHT = 0.3
 WEIGHT_SIMILARITY, WEIGHT_OVERLAP, WEIGHT_RANK = 0.55, 0.30, 0.15
 QUANTITY_BONUS = 0.1  # a sentence with a number, for a question that asks for one
@@ -158,6 +169,7 @@ class ExtractiveComposer:
         embedder: Embedder,
         *,
         min_evidence: float = DEFAULT_MIN_EVIDENCE,
+        min_answerability: float = DEFAULT_MIN_ANSWERABILITY,
         max_sentences: int = 4,
         max_chars: int = 700,
         max_embedded: int = 8,
@@ -166,6 +178,8 @@ class ExtractiveComposer:
     ) -> None:
         if not 0.0 <= min_evidence <= 1.0:
             raise ValueError(f"min_evidence must be within [0, 1], got {min_evidence}")
+        if not 0.0 <= min_answerability <= 1.0:
+            raise ValueError(f"min_answerability must be within [0, 1], got {min_answerability}")
         if min(max_sentences, max_chars, max_embedded, max_chunks) < 1:
             raise ValueError("max_sentences, max_chars, max_embedded and max_chunks must be >= 1")
         bounds = similarity_range or similarity_bounds(embedder.model_id)
@@ -173,6 +187,7 @@ class ExtractiveComposer:
             raise ValueError(f"similarity_range must be (low, high) with low < high, got {bounds}")
         self._embedder = embedder
         self._min_evidence = min_evidence
+        self._min_answerability = min_answerability
         self._max_sentences = max_sentences
         self._max_chars = max_chars
         self._max_embedded = max_embedded
@@ -181,25 +196,30 @@ class ExtractiveComposer:
 
     async def compose(self, request: ComposeRequest) -> AsyncIterator[ComposerEvent]:
         evidence = await self.evidence(query=request.query, context=request.context)
-        chain = await self._chain(request, evidence)
+        signals = answerability_signals(
+            query=request.query, context=request.context, evidence=evidence
+        )
+        chain = await self._chain(request, evidence, signals)
         if chain is not None:  # multi-hop: one cited sentence per hop (chain.py)
             for piece in chain.pieces:
                 yield TextDelta(piece)
             source = CHAIN_SUPPORT_SOURCE if chain.complete else SUPPORT_SOURCE
-            yield SupportSignal(value=chain.value, source=source)
+            yield SupportSignal(value=chain.value, source=source, signals=signals.as_pairs())
             return
-        reason = self.refusal_reason(request.query, evidence)
+        reason = self.refusal_reason(request.query, evidence, signals)
         if reason:
             pieces = refusal_pieces(request.language, closest_titles(request.context))
         else:
             pieces = self._answer_pieces(request, evidence)
         for piece in pieces:
             yield TextDelta(piece)
-        yield SupportSignal(value=evidence.value, source=SUPPORT_SOURCE)
+        yield SupportSignal(value=evidence.value, source=SUPPORT_SOURCE, signals=signals.as_pairs())
         if reason:
             yield Refusal(reason=reason)
 
-    async def _chain(self, request: ComposeRequest, evidence: Evidence) -> Chain | None:
+    async def _chain(
+        self, request: ComposeRequest, evidence: Evidence, signals: AnswerabilitySignals
+    ) -> Chain | None:
         if not request.bridges:
             return None
         chain = await chain_compose(
@@ -212,14 +232,19 @@ class ExtractiveComposer:
         )
         # An incomplete chain is said only where the question itself is answered; otherwise
         # the plain refusal stands.
-        if chain and not chain.complete and self.refusal_reason(request.query, evidence):
+        if chain and not chain.complete and self.refusal_reason(request.query, evidence, signals):
             return None
         return chain
 
-    def refusal_reason(self, query: str, evidence: Evidence) -> str | None:
+    def refusal_reason(
+        self, query: str, evidence: Evidence, signals: AnswerabilitySignals
+    ) -> str | None:
         """Why the documents do not answer the question, or None when they do."""
         if evidence.value < self._min_evidence:
             return f"evidence {evidence.value:.2f} below {self._min_evidence:.2f}"
+        answerable = answerability_score(signals.as_mapping())
+        if answerable < self._min_answerability:
+            return f"answerability {answerable:.2f} below {self._min_answerability:.2f}"
         if quantity_unstated(query, (s.sentence.text for s in evidence.chosen)):
             return "asks for a number, none stated"
         return None

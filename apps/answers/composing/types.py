@@ -45,6 +45,9 @@ class SupportSignal:
 
     value: float
     source: str  # how it was obtained: evidence-coverage, self-reported, marker-coverage, ...
+    # What the composer weighed to decide between answer and refusal, by name (the extractive
+    # composer's answerability signals); kept so an evaluation can replay the decision.
+    signals: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.value) and 0.0 <= self.value <= 1.0):

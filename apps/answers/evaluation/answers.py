@@ -99,6 +99,7 @@ class AnsweredQuestion:
     support_source: str = ""
     refusal_reason: str = ""
     features: RetrievalFeatures | None = None  # what the retrieval quality was computed from
+    answerability: tuple[tuple[str, float], ...] = ()  # the composer's, by name
 
 
 def answer_one(
@@ -165,6 +166,7 @@ def _answered(outcome: ComposeOutcome, chunks: Sequence[RetrievedChunk]) -> Answ
         support_source=outcome.support_source,
         refusal_reason=outcome.refusal_reason,
         features=retrieval_features(chunks),
+        answerability=outcome.support_signals,
     )
 
 
@@ -252,4 +254,5 @@ def _signals(
         cosine=features.cosine if features else None,
         agreed=features.agreed if features else False,
         confidence=answered.confidence,
+        answerability=dict(answered.answerability),
     )

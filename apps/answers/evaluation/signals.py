@@ -30,6 +30,7 @@ class QuestionSignals:
     cosine: float | None  # retrieval features, as confidence.retrieval_features reads them
     agreed: bool
     confidence: float  # the blend shipped when the line was written
+    answerability: dict[str, float]  # the composer's answerability signals, by name
 
 
 def signals_write(path: Path, signals: Iterable[QuestionSignals]) -> None:

@@ -35,6 +35,7 @@ class ComposeOutcome:
     composer: str = ""
     support: float | None = None
     support_source: str = ""  # how the composer obtained it (SupportSignal.source)
+    support_signals: tuple[tuple[str, float], ...] = ()  # SupportSignal.signals
     refused: bool = False
     refusal_reason: str = ""
     text: str = ""
@@ -122,6 +123,7 @@ class _Sink:
             elif isinstance(event, SupportSignal):
                 self.outcome.support = event.value
                 self.outcome.support_source = event.source
+                self.outcome.support_signals = event.signals
             elif isinstance(event, Refusal):
                 self.outcome.refused = True
                 self.outcome.refusal_reason = event.reason

@@ -8,7 +8,11 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from apps.answers.composing.extractive import ExtractiveComposer
+from apps.answers.composing.extractive import (
+    DEFAULT_MIN_ANSWERABILITY,
+    DEFAULT_MIN_EVIDENCE,
+    ExtractiveComposer,
+)
 from apps.answers.evaluation.answers import answers_evaluate
 from apps.answers.evaluation.signals import signals_write
 from apps.answers.management.commands._evaluation_dataset import evaluation_dataset_open
@@ -43,13 +47,22 @@ class Command(BaseCommand):
             "--min-evidence",
             type=float,
             default=None,
-            help="the offline composer's refusal threshold instead of its default "
+            help="the offline composer's evidence threshold instead of its default "
             "(0 with --signals: every answer is kept, any threshold can be replayed)",
+        )
+        parser.add_argument(
+            "--min-answerability",
+            type=float,
+            default=None,
+            help="the offline composer's answerability threshold instead of its default "
+            "(0 with --min-evidence 0 and --signals: every answer is kept)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
         dataset: Path = options["dataset"]
-        providers = _with_threshold(providers_default(), options["min_evidence"])
+        providers = _with_thresholds(
+            providers_default(), options["min_evidence"], options["min_answerability"]
+        )
         collection, queries = evaluation_dataset_open(
             self, dataset=dataset, split=options["split"], workers=options["workers"]
         )
@@ -70,6 +83,7 @@ class Command(BaseCommand):
             strategy=options["strategy"],
             split=options["split"],
             min_evidence=options["min_evidence"],
+            min_answerability=options["min_answerability"],
         )
         self.stdout.write(json.dumps(summary, indent=2))
         if scores.errors:
@@ -83,15 +97,24 @@ class Command(BaseCommand):
             signals_write(options["signals"], scores.signals)
 
 
-def _with_threshold(providers: Providers, min_evidence: float | None) -> Providers:
-    if min_evidence is None:
+def _with_thresholds(
+    providers: Providers, min_evidence: float | None, min_answerability: float | None
+) -> Providers:
+    if min_evidence is None and min_answerability is None:
         return providers
     if not isinstance(providers.composer, ExtractiveComposer):
         raise CommandError(
-            "--min-evidence sets the offline composer's threshold: unset the chat model"
+            "--min-evidence and --min-answerability set the offline composer's thresholds: "
+            "unset the chat model"
         )
     try:
-        composer = ExtractiveComposer(providers.embedder, min_evidence=min_evidence)
+        composer = ExtractiveComposer(
+            providers.embedder,
+            min_evidence=DEFAULT_MIN_EVIDENCE if min_evidence is None else min_evidence,
+            min_answerability=(
+                DEFAULT_MIN_ANSWERABILITY if min_answerability is None else min_answerability
+            ),
+        )
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
     return dataclasses.replace(providers, composer=composer)
