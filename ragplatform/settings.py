@@ -372,7 +372,6 @@ RAG_TURN_FOLLOW_CHECK_S = env_float("RAG_TURN_FOLLOW_CHECK_S", 5.0, low=0.05, hi
 # Idle WebSocket and SSE streams send a ping this often, so proxies keep them open.
 RAG_KEEPALIVE_S = env_float("RAG_KEEPALIVE_S", 15.0, low=0.05, high=3600.0)
 RAG_MAX_COLLECTIONS_PER_QUESTION = env_int("RAG_MAX_COLLECTIONS_PER_QUESTION", 20, minimum=1)
-# 0 keeps deleted conversations for the audit forever.
 RAG_DELETED_CONVERSATION_RETENTION_DAYS = env_int(
     "RAG_DELETED_CONVERSATION_RETENTION_DAYS", 365, minimum=0
 )
@@ -394,7 +393,8 @@ RAG_RERANK_TIMEOUT_S = env_float("RAG_RERANK_TIMEOUT_S", 5.0, low=0.1, high=120.
 # ~200 from several hundred thousand chunks up (benchmarks/vector_scale.py, docs/benchmarks.md).
 RAG_HNSW_EF_SEARCH = env_int("RAG_HNSW_EF_SEARCH", 100, minimum=10)
 RAG_KEYWORD_SCORING = env_choice("RAG_KEYWORD_SCORING", "bm25", ("bm25", "ts_rank_cd"))
-# The fusion of the dense and keyword legs (share fitted: docs/benchmarks.md, "Fusion by ...").
 RAG_FUSION = env_choice("RAG_FUSION", "zscore", ("zscore", "rrf"))
 RAG_FUSION_DENSE_SHARE = env_float("RAG_FUSION_DENSE_SHARE", 0.6, low=0.0, high=1.0)
+RAG_MIN_EVIDENCE = env_float("RAG_MIN_EVIDENCE", 0.49, low=0.0, high=1.0)
+RAG_MIN_ANSWERABILITY = env_float("RAG_MIN_ANSWERABILITY", 0.0, low=0.0, high=1.0)
 RAG_CATEGORY_THRESHOLD = env_float("RAG_CATEGORY_THRESHOLD", 0.82, low=0.0, high=1.0)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from django.conf import LazySettings
 
 from apps.answers.composing import (
     ComposeRequest,
@@ -163,6 +164,20 @@ async def test_the_threshold_decides_between_answer_and_refusal() -> None:
 
     assert not any(isinstance(e, Refusal) for e in answered)
     assert isinstance(refused[-1], Refusal)
+
+
+async def test_the_thresholds_default_to_their_settings(settings: LazySettings) -> None:
+    request = ask("When must expense claims be submitted?", window(EXPENSES))
+
+    def configured() -> ExtractiveComposer:
+        return ExtractiveComposer(CountingEmbedder())  # no thresholds given: the settings
+
+    settings.RAG_MIN_EVIDENCE = 1.0
+    assert isinstance((await run(configured(), request))[-1], Refusal)
+    settings.RAG_MIN_EVIDENCE, settings.RAG_MIN_ANSWERABILITY = 0.2, 1.0
+    assert isinstance((await run(configured(), request))[-1], Refusal)
+    settings.RAG_MIN_ANSWERABILITY = 0.0
+    assert not any(isinstance(e, Refusal) for e in await run(configured(), request))
 
 
 async def test_an_empty_context_is_refused() -> None:

@@ -11,7 +11,7 @@ from typing import cast
 import pytest
 from django.core.management import call_command
 
-from apps.answers.providers.registry import providers_override
+from apps.answers.providers.registry import Providers, providers_override
 from tests.answers.fakes import ScriptedComposer, providers_fake
 from tests.conftest import CountingEmbedder
 
@@ -134,6 +134,23 @@ def test_evaluate_answers_scores_citations_and_refusals(
     assert 0.0 < float(signals["q1"]["confidence"]) < 1.0  # type: ignore[arg-type]
 
 
+def _signal_runs(
+    providers: Providers, dataset: Path, tmp_path: Path, runs: dict[str, tuple[str, ...]]
+) -> dict[str, dict[str, dict[str, object]]]:
+    """`evaluate_answers --signals` once per named set of extra arguments, read back."""
+    read = {}
+    for name, extra in runs.items():
+        target = tmp_path / f"{name}.jsonl"
+        with providers_override(providers):
+            call_command(
+                "evaluate_answers",
+                *("--dataset", str(dataset), "--signals", str(target), *extra),
+                stdout=StringIO(),
+            )
+        read[name] = _signals(target)
+    return read
+
+
 def _signals(path: Path) -> dict[str, dict[str, object]]:
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     return {str(line["query_id"]): line for line in lines}
@@ -162,16 +179,9 @@ def test_min_evidence_zero_keeps_every_answer_the_default_would_refuse(
 
     strict = ExtractiveComposer(embedder, min_evidence=1.0)  # refuses everything
     extractive = dataclasses.replace(providers_fake(embedder), composer=strict)
-    runs = {}
-    for name, extra in (("default", ()), ("zero", ("--min-evidence", "0"))):
-        target = tmp_path / f"{name}.jsonl"
-        with providers_override(extractive):
-            call_command(
-                "evaluate_answers",
-                *("--dataset", str(dataset), "--signals", str(target), *extra),
-                stdout=StringIO(),
-            )
-        runs[name] = _signals(target)
+    runs = _signal_runs(
+        extractive, dataset, tmp_path, {"default": (), "zero": ("--min-evidence", "0")}
+    )
     assert all(line["refused"] for line in runs["default"].values())
     assert not any(line["refused"] for line in runs["zero"].values())
     assert runs["zero"]["q1"]["right"] is True
@@ -190,17 +200,15 @@ def test_signals_carry_the_answerability_signals_and_a_min_answerability_refuses
 
     extractive = providers_fake(embedder)
     extractive = dataclasses.replace(extractive, composer=ExtractiveComposer(embedder))
-    runs = {}
-    for name, value in (("off", "0"), ("strict", "1")):
-        target = tmp_path / f"{name}.jsonl"
-        with providers_override(extractive):
-            call_command(
-                "evaluate_answers",
-                *("--dataset", str(dataset), "--signals", str(target)),
-                *("--min-evidence", "0", "--min-answerability", value),
-                stdout=StringIO(),
-            )
-        runs[name] = _signals(target)
+    runs = _signal_runs(
+        extractive,
+        dataset,
+        tmp_path,
+        {
+            name: ("--min-evidence", "0", "--min-answerability", value)
+            for name, value in (("off", "0"), ("strict", "1"))
+        },
+    )
     assert not any(line["refused"] for line in runs["off"].values())
     names = [list(cast(dict[str, float], line["answerability"])) for line in runs["off"].values()]
     assert names == [list(SIGNAL_NAMES)] * len(runs["off"])

@@ -29,8 +29,8 @@ fitting set refuses more than 12% of its answerable questions, ParsiNLU train bi
 there it refused 0.38 of PersianQA's unanswerable questions, against 0.28 for the evidence, but
 0.084 of its answerable ones (0.099 on the held-out passages) against 0.060, and it cited the
 gold passage for fewer. That misses the targets it had to meet, so the composer does not read it
-unless given a min_answerability (evaluate_answers --min-answerability): the evidence threshold
-decides. Negation and superlatives carry less than they seem to: real search questions
+unless RAG_MIN_ANSWERABILITY (or evaluate_answers --min-answerability) is above 0: the evidence
+threshold decides. Negation and superlatives carry less than they seem to: real search questions
 (ParsiNLU) are often negated ("which vitamins do not dissolve in fat?") and answerable.
 """
 

@@ -34,7 +34,7 @@ passage retrieved, on topic: evidence tells them apart only so far (0.29 refused
 A logistic over the composer's answerability signals (answerability.py: evidence, similarity,
 the top cosine, query terms the best passage lacks, negation, superlatives), fitted the same
 way, refused 0.38 at its threshold for 0.084 false refusals: better, still short, so it is sent
-with the support for evaluations to replay and refuses only when min_answerability is given.
+with the support for evaluations to replay and refuses only with RAG_MIN_ANSWERABILITY above 0.
 
 Answer type. A question that asks for a quantity (how many, which year) is answered only
 by sentences that state a number: such sentences get a small bonus when chosen, and when
@@ -50,6 +50,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Sequence
+
+from django.conf import settings
 
 from apps.answers.composing.answer_type import (
     TYPE_TERMS,
@@ -95,10 +97,8 @@ from apps.answers.retrieval.types import ContextWindow
 from apps.answers.routing.types import Intent
 from apps.corpus.embedders import Embedder
 
-# The threshold is fitted as the module docstring says; the sentence weights are priors.
-DEFAULT_MIN_EVIDENCE = 0.49
-# Off: the answerability model missed its targets at its fitted threshold (answerability.py).
-DEFAULT_MIN_ANSWERABILITY = 0.0
+# The refusal thresholds are settings (RAG_MIN_EVIDENCE, fitted as the module docstring says;
+# RAG_MIN_ANSWERABILITY, off: see answerability.py); the sentence weights are priors.
 EVIDENCE_COVERAGE_WEIGHT = 0.3
 WEIGHT_SIMILARITY, WEIGHT_OVERLAP, WEIGHT_RANK = 0.55, 0.30, 0.15
 QUANTITY_BONUS = 0.1  # a sentence with a number, for a question that asks for one
@@ -168,14 +168,20 @@ class ExtractiveComposer:
         self,
         embedder: Embedder,
         *,
-        min_evidence: float = DEFAULT_MIN_EVIDENCE,
-        min_answerability: float = DEFAULT_MIN_ANSWERABILITY,
+        min_evidence: float | None = None,
+        min_answerability: float | None = None,
         max_sentences: int = 4,
         max_chars: int = 700,
         max_embedded: int = 8,
         max_chunks: int = 6,
         similarity_range: tuple[float, float] | None = None,
     ) -> None:
+        """`min_evidence` and `min_answerability` default to RAG_MIN_EVIDENCE and
+        RAG_MIN_ANSWERABILITY."""
+        if min_evidence is None:
+            min_evidence = settings.RAG_MIN_EVIDENCE
+        if min_answerability is None:
+            min_answerability = settings.RAG_MIN_ANSWERABILITY
         if not 0.0 <= min_evidence <= 1.0:
             raise ValueError(f"min_evidence must be within [0, 1], got {min_evidence}")
         if not 0.0 <= min_answerability <= 1.0:

@@ -8,11 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from apps.answers.composing.extractive import (
-    DEFAULT_MIN_ANSWERABILITY,
-    DEFAULT_MIN_EVIDENCE,
-    ExtractiveComposer,
-)
+from apps.answers.composing.extractive import ExtractiveComposer
 from apps.answers.evaluation.answers import answers_evaluate
 from apps.answers.evaluation.signals import signals_write
 from apps.answers.management.commands._evaluation_dataset import evaluation_dataset_open
@@ -110,10 +106,8 @@ def _with_thresholds(
     try:
         composer = ExtractiveComposer(
             providers.embedder,
-            min_evidence=DEFAULT_MIN_EVIDENCE if min_evidence is None else min_evidence,
-            min_answerability=(
-                DEFAULT_MIN_ANSWERABILITY if min_answerability is None else min_answerability
-            ),
+            min_evidence=min_evidence,  # None: the setting
+            min_answerability=min_answerability,
         )
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
