@@ -91,7 +91,7 @@ def turn_start(
         last = conversation.turns.aggregate(last=Max("index"))["last"]
         turn = Turn.objects.create(
             conversation=conversation,
-            index=(last or 0) + FIRST_TURN_INDEX,
+            index=FIRST_TURN_INDEX if last is None else last + 1,
             question=cleaned,
             readable_collections=_sorted_or_all(readable_collections),
             **_lease_initial(),
