@@ -36,12 +36,12 @@ threshold decides. Negation and superlatives carry less than they seem to: real 
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import astuple, dataclass, fields
 
 from apps.answers.composing.answer_type import asks_for_quantity
+from apps.answers.composing.confidence import sigmoid, top_dense_cosine
 from apps.answers.composing.sentences import Evidence, Scored
 from apps.answers.composing.terms import content_terms, term_weights, weighted_overlap
 from apps.answers.retrieval.types import ContextWindow
@@ -58,7 +58,6 @@ _SUPERLATIVE = re.compile(
     r"|oldest|youngest|earliest|latest|smallest|first|last)\b",
     re.IGNORECASE,
 )
-TOP_COSINE_DEPTH = 3
 
 
 @dataclass(frozen=True)
@@ -92,7 +91,7 @@ def answerability_signals(
         evidence=evidence.value,
         best_similarity=max((s.similarity for s in evidence.scored), default=0.0),
         best_overlap=max((s.overlap for s in evidence.scored), default=0.0),
-        top_cosine=_top_cosine(context),
+        top_cosine=top_dense_cosine([c.chunk.candidate for c in context.chunks]) or 0.0,
         missing_share=share,
         missing_rarest=rarest,
         negated=float(bool(_NEGATION.search(text))),
@@ -114,15 +113,6 @@ def missing_terms(query: str, scored: Sequence[Scored]) -> tuple[float, float]:
     weights = term_weights(terms, [s.sentence.terms for s in scored])
     rarest = max(sorted(weights), key=lambda t: weights[t])
     return 1.0 - weighted_overlap(chunk_terms, weights), float(rarest not in chunk_terms)
-
-
-def _top_cosine(context: ContextWindow) -> float:
-    scores = [
-        c.chunk.candidate.dense_score
-        for c in context.chunks[:TOP_COSINE_DEPTH]
-        if c.chunk.candidate.dense_score is not None
-    ]
-    return max(scores, default=0.0)
 
 
 @dataclass(frozen=True)
@@ -152,8 +142,4 @@ def answerability_score(
     signals: Mapping[str, float], model: AnswerabilityModel = ANSWERABILITY_MODEL
 ) -> float:
     """P(the context answers the question) under the model; a missing signal counts as 0."""
-    logit = model.intercept + sum(w * signals.get(name, 0.0) for name, w in model.weights)
-    if logit >= 0:
-        return 1.0 / (1.0 + math.exp(-logit))
-    z = math.exp(logit)
-    return z / (1.0 + z)
+    return sigmoid(model.intercept + sum(w * signals.get(name, 0.0) for name, w in model.weights))

@@ -67,6 +67,7 @@ BLEND = Blend(
     retrieval_weight=0.61,
 )
 AGREEMENT_DEPTH = 5
+TOP_COSINE_DEPTH = 3  # the retrieval's quality reads the best cosine among this many chunks
 GREEN_FROM, YELLOW_FROM = 0.7, 0.4
 # A refusal is never shown under a yellow or green badge, however close the sources looked:
 # the badge rates the answer, and a refusal gives none.
@@ -92,7 +93,7 @@ def confidence_blend(*, support: float, retrieval: float, blend: Blend = BLEND) 
         + blend.support_weight * _unit(support)
         + blend.retrieval_weight * math.log(quality / (1.0 - quality))
     )
-    return _sigmoid(logit)
+    return sigmoid(logit)
 
 
 def refusal_confidence(value: float) -> float:
@@ -104,8 +105,14 @@ def retrieval_features(chunks: Sequence[RetrievedChunk]) -> RetrievalFeatures | 
     """None without chunks."""
     if not chunks:
         return None
-    cosines = [c.candidate.dense_score for c in chunks[:3] if c.candidate.dense_score is not None]
-    return RetrievalFeatures(max(cosines, default=None), _legs_agree(chunks[0].candidate))
+    cosine = top_dense_cosine([c.candidate for c in chunks])
+    return RetrievalFeatures(cosine, _legs_agree(chunks[0].candidate))
+
+
+def top_dense_cosine(candidates: Sequence[Candidate]) -> float | None:
+    """The best dense cosine among the first TOP_COSINE_DEPTH candidates (None: none has one)."""
+    cosines = [c.dense_score for c in candidates[:TOP_COSINE_DEPTH] if c.dense_score is not None]
+    return max(cosines, default=None)
 
 
 def retrieval_quality(chunks: Sequence[RetrievedChunk]) -> float:
@@ -121,7 +128,7 @@ def quality_of(features: RetrievalFeatures, blend: Blend = BLEND) -> float:
     logit = blend.cosine_slope * (features.cosine - blend.cosine_midpoint)
     if features.agreed:
         logit += blend.agreement_bonus
-    return _sigmoid(logit)
+    return sigmoid(logit)
 
 
 def _legs_agree(candidate: Candidate) -> bool:
@@ -162,7 +169,8 @@ def _unit(value: float) -> float:
     return 0.0 if math.isnan(value) else min(1.0, max(0.0, value))
 
 
-def _sigmoid(x: float) -> float:
+def sigmoid(x: float) -> float:
+    """The logistic function, without overflow for large negative x."""
     if x >= 0:
         return 1.0 / (1.0 + math.exp(-x))
     z = math.exp(x)
