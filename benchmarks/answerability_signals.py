@@ -45,8 +45,8 @@ def main() -> int:
     from apps.answers.composing.extractive import ExtractiveComposer
     from apps.answers.evaluation.beir import evaluation_collection_load, queries_load
     from apps.answers.providers.registry import providers_default
-    from apps.corpus.embedders import default_embedder
-    from apps.corpus.search import SearchFilters
+    from apps.corpus.search.embedders import default_embedder
+    from apps.corpus.search.legs import SearchFilters
 
     providers = providers_default()
     if not isinstance(providers.composer, ExtractiveComposer):

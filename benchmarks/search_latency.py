@@ -36,9 +36,9 @@ def main() -> int:
     from apps.answers.evaluation.metrics import percentile
     from apps.answers.retrieval.pipeline import RetrievalConfig, Retriever
     from apps.answers.retrieval.types import RetrievalRequest
-    from apps.corpus.embedders import default_embedder
     from apps.corpus.models import Collection
-    from apps.corpus.search import SearchFilters
+    from apps.corpus.search.embedders import default_embedder
+    from apps.corpus.search.legs import SearchFilters
 
     collection = Collection.objects.get(name=f"beir:{args.dataset.name}")
     filters = SearchFilters(collection_ids=(collection.pk,))

@@ -284,7 +284,7 @@ def _queries(servers: list[Any]) -> int:
 def figures_compute(
     args: argparse.Namespace, reference: Any, load: dict[str, Any], killed: dict[str, Any]
 ) -> dict[str, Any]:
-    from apps.answers.selectors import turn_events_since
+    from apps.answers.turn.selectors import turn_events_since
 
     runs = load["runs"]
     lost = duplicated = 0

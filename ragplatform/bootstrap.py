@@ -9,8 +9,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from apps.corpus.services import collection_get_or_create
-from apps.corpus.uploads import paths_ingest
+from apps.corpus.ingestion.services import collection_get_or_create
+from apps.corpus.uploads.batches import paths_ingest
 
 DEMO_COLLECTION = "Platform guide"
 

@@ -2,7 +2,7 @@
 
 from django.urls import URLPattern, path
 
-from apps.answers.consumers import ChatConsumer
+from apps.answers.web.consumers import ChatConsumer
 
 websocket_urlpatterns: list[URLPattern] = [
     path("ws/chat/", ChatConsumer.as_asgi()),

@@ -10,7 +10,7 @@ import numpy.typing as npt
 import pytest
 from django.conf import LazySettings
 
-from apps.corpus.embedders import embedder_override
+from apps.corpus.search.embedders import embedder_override
 from tests.factories import CollectionFactory
 
 

@@ -11,7 +11,7 @@ class AnalyticsConfig(AppConfig):
 
         from apps.analytics.tasks import feedback_changed, turn_end_enqueue
         from apps.answers.models import TurnFeedback
-        from apps.answers.turn_end import turn_end_step_register
+        from apps.answers.turn.end_steps import turn_end_step_register
 
         turn_end_step_register(name="analytics", step=turn_end_enqueue)
         # The chat page writes feedback; the counts follow it without answers knowing of them.

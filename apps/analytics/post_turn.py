@@ -16,11 +16,11 @@ import numpy as np
 from asgiref.sync import async_to_sync
 from django.conf import settings
 
+from apps.answers.conversations.selectors import conversation_history
 from apps.answers.models import Turn
 from apps.answers.providers.chat import ChatError, ChatMessage, ChatModel, reply_json_object
 from apps.answers.routing.types import HistoryMessage, Intent, TurnAction
-from apps.answers.selectors import conversation_history
-from apps.corpus.embedders import Embedder
+from apps.corpus.search.embedders import Embedder
 from apps.corpus.text import detect_language, is_greeting, words
 
 logger = logging.getLogger(__name__)

@@ -1,9 +1,9 @@
 """Small reads for analytics: categories with their conversations, periods, the router's latest
-evaluation. The dashboard's reads are in `dashboard.py` (pre-aggregated counts) and
-`question_lists.py` (the two bounded reads of the turn log).
+evaluation. The dashboard's reads are in `dashboard/selectors.py` (pre-aggregated counts)
+and `dashboard/question_lists.py` (the two bounded reads of the turn log).
 
 Days are local to settings.TIME_ZONE, not to the request, because the stored rows were cut
-with it (`apps.answers.turn_cuts`).
+with it (`apps.answers.turn.cuts`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from apps.analytics.models import Category
 from apps.answers.models import RouterEvaluation
-from apps.answers.turn_cuts import local_day
+from apps.answers.turn.cuts import local_day
 
 
 @dataclass(frozen=True)

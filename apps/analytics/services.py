@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from django.db import connection, transaction
 
-from apps.analytics.counts import day_rows
+from apps.analytics.counts.day_rows import day_rows
 from apps.analytics.models import (
     ANY,
     Category,
@@ -20,12 +20,13 @@ from apps.analytics.models import (
     TurnCategory,
 )
 from apps.analytics.post_turn import CategoryOption, PostTurnDecision, decide, is_small_talk
+from apps.answers.conversations.services import conversation_title_set
 from apps.answers.models import Citation, CitationKind, Turn, TurnStatus
 from apps.answers.providers.chat import ChatModel
-from apps.answers.services import CitationRecord, citations_store, conversation_title_set
-from apps.answers.turn_cuts import local_day
-from apps.corpus.embedders import Embedder
-from apps.corpus.search import chunks_hydrate
+from apps.answers.turn.cuts import local_day
+from apps.answers.turn.services import CitationRecord, citations_store
+from apps.corpus.search.embedders import Embedder
+from apps.corpus.search.legs import chunks_hydrate
 
 logger = logging.getLogger(__name__)
 

@@ -15,8 +15,8 @@ from django_tasks import task
 from apps.analytics.services import daily_counts_refresh_for_turn, post_turn_run
 from apps.answers.models import TurnFeedback, TurnStatus
 from apps.answers.providers.configured import chat_model_configured
-from apps.answers.turn_end import TurnEnd
-from apps.corpus.embedders import default_embedder
+from apps.answers.turn.end_steps import TurnEnd
+from apps.corpus.search.embedders import default_embedder
 
 logger = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ PURGE_EVERY_S = 3600.0  # the retention is counted in days: hourly is prompt eno
 
 def conversations_retention_purge() -> int:
     """The periodic job: drop deleted conversations past their retention (none if it is 0)."""
-    from apps.answers.services import conversations_deleted_purge
+    from apps.answers.conversations.services import conversations_deleted_purge
 
     days = settings.RAG_DELETED_CONVERSATION_RETENTION_DAYS
     if days == 0:
@@ -23,7 +23,7 @@ class AnswersConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from apps.answers.leases import turns_interrupt_lapsed
+        from apps.answers.turn.leases import turns_interrupt_lapsed
         from ragplatform.periodic import periodic_register
 
         periodic_register(

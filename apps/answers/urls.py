@@ -1,6 +1,6 @@
 from django.urls import path
 
-from apps.answers import answer_views, conversation_views, views
+from apps.answers.web import answer_views, conversation_views, views
 
 urlpatterns = [
     path("", views.chat_page, name="chat"),

@@ -8,6 +8,7 @@ reads nothing. `None` as the user is the operator at the command line, who reads
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q, QuerySet
@@ -56,3 +57,12 @@ def collections_writable(*, user: AbstractBaseUser) -> QuerySet[Collection]:
 
 def collection_writable(*, user: AbstractBaseUser, collection: Collection) -> bool:
     return collections_writable(user=user).filter(pk=collection.pk).exists()
+
+
+def user_collection_ids_readable(*, user_id: int | None) -> frozenset[int] | None:
+    """The collections a user may read (None: all). `user_id` None is the operator at the
+    command line; a user deleted since signing in reads nothing, like an anonymous one."""
+    if user_id is None:
+        return None
+    user = get_user_model().objects.filter(pk=user_id).first()
+    return collection_ids_readable(user=user or AnonymousUser())

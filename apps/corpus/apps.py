@@ -10,9 +10,9 @@ class CorpusConfig(AppConfig):
         from django.conf import settings
 
         from apps.corpus import checks  # noqa: F401 - registers the pgvector check
-        from apps.corpus.kept_uploads import kept_uploads_expire
-        from apps.corpus.originals import originals_cleanup_connect
-        from apps.corpus.sweeps import documents_reclaim
+        from apps.corpus.documents.originals import originals_cleanup_connect
+        from apps.corpus.ingestion.sweeps import documents_reclaim
+        from apps.corpus.uploads.kept import kept_uploads_expire
         from ragplatform.periodic import periodic_register
 
         originals_cleanup_connect()

@@ -34,8 +34,8 @@ def pgvector_available(databases: Any = None, **kwargs: Any) -> list[CheckMessag
 def embedding_spaces(databases: Any = None, **kwargs: Any) -> list[CheckMessage]:
     """Chunks embedded by another model than the configured one are left out of search by
     meaning (their vectors are in another space); say which and how to bring them back."""
-    from apps.corpus.embedders import configured_model_id
     from apps.corpus.models import Chunk
+    from apps.corpus.search.embedders import configured_model_id
 
     if not databases:
         return []

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django_tasks import task
 
-from apps.corpus.services import document_process
+from apps.corpus.ingestion.services import document_process
 
 
 @task()

@@ -1,7 +1,7 @@
 from django.urls import path
 
-from apps.corpus.api import DocumentDetailView, DocumentListCreateView
-from apps.corpus.views import chunk_detail, document_read, document_source
+from apps.corpus.api.views import DocumentDetailView, DocumentListCreateView
+from apps.corpus.web.views import chunk_detail, document_read, document_source
 
 urlpatterns = [
     path("api/documents/", DocumentListCreateView.as_view(), name="api-document-list"),

@@ -13,10 +13,10 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from apps.analytics.dashboard import Period, board_get, slots_for
-from apps.analytics.latency import BUCKET_BOUNDS_MS, latency_bucket
+from apps.analytics.counts.latency import BUCKET_BOUNDS_MS, latency_bucket
+from apps.analytics.dashboard.question_lists import period_turns_q, questions_refused
+from apps.analytics.dashboard.selectors import Period, board_get, slots_for
 from apps.analytics.models import ANY
-from apps.analytics.question_lists import period_turns_q, questions_refused
 from apps.answers.models import Citation, CitationKind, Turn
 from tests.analytics.dashboard_world import FIRST, LAST, World, world_build
 

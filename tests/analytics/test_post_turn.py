@@ -15,7 +15,11 @@ from apps.analytics.post_turn import (
 )
 from apps.analytics.services import post_turn_run
 from apps.answers.models import Citation, Conversation, Turn, TurnStatus
-from apps.corpus.services import collection_get_or_create, document_process, document_submit
+from apps.corpus.ingestion.services import (
+    collection_get_or_create,
+    document_process,
+    document_submit,
+)
 from tests.conftest import CountingEmbedder
 
 OPTIONS = [CategoryOption(1, "Search", "finding documents"), CategoryOption(2, "Setup", "install")]

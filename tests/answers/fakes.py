@@ -12,8 +12,12 @@ from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.pipeline import Retriever
 from apps.answers.retrieval.types import Candidate, RetrievedChunk
 from apps.answers.routing.types import Classification, HistoryMessage, Intent, Strategy, Tier
+from apps.corpus.ingestion.services import (
+    collection_get_or_create,
+    document_process,
+    document_submit,
+)
 from apps.corpus.models import Collection
-from apps.corpus.services import collection_get_or_create, document_process, document_submit
 from tests.conftest import CountingEmbedder
 
 HANDBOOK = {

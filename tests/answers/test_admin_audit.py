@@ -16,8 +16,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from apps.analytics.models import ConversationCategory
-from apps.answers.admin_base import BAND_COLOURS
-from apps.answers.audit import answer_pieces, timeline_bars
+from apps.answers.admin.audit import answer_pieces, timeline_bars
+from apps.answers.admin.display import BAND_COLOURS
 from apps.answers.composing.confidence import ConfidenceBand
 from apps.answers.models import Citation, CitationKind, Turn, TurnAction, TurnEvent, TurnStatus
 from apps.corpus.models import Chunk

@@ -13,7 +13,7 @@ from django.test import Client
 from django.urls import reverse
 
 from apps.analytics.models import TurnCategory
-from apps.answers.audit import rewritten_query, slowest_stage, snippet_marked
+from apps.answers.admin.audit import rewritten_query, slowest_stage, snippet_marked
 from apps.answers.models import FeedbackReason, Turn, TurnFeedback
 from tests.factories import (
     CategoryFactory,

@@ -14,7 +14,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from apps.answers.models import Citation, Turn, TurnFeedback, TurnStatus
-from apps.answers.source_preview import sentence_best_match
+from apps.answers.web.source_preview import sentence_best_match
 from tests.factories import (
     ChunkFactory,
     CitationFactory,

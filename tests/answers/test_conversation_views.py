@@ -14,14 +14,14 @@ from django.test import Client
 from django.utils import timezone
 
 from apps.answers.apps import conversations_retention_purge
-from apps.answers.models import Conversation, Turn, TurnStatus
-from apps.answers.selectors import (
+from apps.answers.conversations.selectors import (
     NotFound,
     conversation_get,
     conversations_grouped,
     example_topics,
-    turn_get,
 )
+from apps.answers.models import Conversation, Turn, TurnStatus
+from apps.answers.turn.selectors import turn_get
 from tests.factories import (
     ChunkFactory,
     CollectionFactory,

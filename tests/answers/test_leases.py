@@ -14,21 +14,22 @@ from django.contrib.auth.models import User
 from django.db.models import F
 from django.utils import timezone
 
+from apps.answers.conversations.services import conversation_start
 from apps.answers.events import Envelope, EventType, FailureCode
-from apps.answers.leases import (
+from apps.answers.models import Turn, TurnStatus
+from apps.answers.routing.types import TurnAction
+from apps.answers.turn.entry import turn_events, turn_follow
+from apps.answers.turn.leases import (
     turn_cancel_request,
     turn_follow_check,
     turn_interrupt,
     turn_lease_renew,
     turns_interrupt_lapsed,
 )
-from apps.answers.models import Turn, TurnStatus
-from apps.answers.outcomes import TurnFinished
-from apps.answers.routing.types import TurnAction
-from apps.answers.selectors import turn_events_since
-from apps.answers.services import conversation_start, turn_end, turn_event_append, turn_start
-from apps.answers.turn.entry import turn_events, turn_follow
-from apps.corpus.search import SearchFilters
+from apps.answers.turn.outcomes import TurnFinished
+from apps.answers.turn.selectors import turn_events_since
+from apps.answers.turn.services import turn_end, turn_event_append, turn_start
+from apps.corpus.search.legs import SearchFilters
 from ragplatform.periodic import periodic_jobs
 from tests.answers.fakes import ScriptedComposer
 from tests.concurrency import run_at_once

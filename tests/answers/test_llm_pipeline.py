@@ -22,8 +22,8 @@ from apps.answers.retrieval.types import RetrievalRequest
 from apps.answers.routing.llm import LLMClassifier
 from apps.answers.routing.policy import classify_safely
 from apps.answers.routing.types import Intent, Tier
-from apps.answers.services import turn_start
 from apps.answers.turn.run import turn_run
+from apps.answers.turn.services import turn_start
 from tests.answers.fakes import ScriptedComposer, handbook_load, providers_fake
 from tests.conftest import CountingEmbedder
 from tests.llm_server import LocalLLMServer, llm_server_fixture  # noqa: F401  (registers it)

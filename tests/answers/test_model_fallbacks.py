@@ -26,15 +26,15 @@ from apps.answers.routing.fallback import FallbackClassifier
 from apps.answers.routing.llm import LLMClassifier
 from apps.answers.routing.trained import TrainedClassifier
 from apps.answers.routing.types import Intent, TurnAction
-from apps.answers.services import turn_start
 from apps.answers.turn.run import turn_run
-from apps.corpus.embedders import (
+from apps.answers.turn.services import turn_start
+from apps.corpus.models import Chunk
+from apps.corpus.search.embedders import (
     EmbedderError,
     EmbeddingSpaceMismatch,
     FallbackEmbedder,
     configured_model_id,
 )
-from apps.corpus.models import Chunk
 from tests.answers.fakes import FixedClassifier, classification, handbook_load, providers_fake
 from tests.conftest import CountingEmbedder
 from tests.llm_server import LocalLLMServer, llm_server_fixture  # noqa: F401  (registers it)

@@ -23,8 +23,8 @@ from apps.answers.composing.types import (
 )
 from apps.answers.models import Conversation, Turn, TurnStatus
 from apps.answers.providers.registry import Providers
-from apps.answers.services import turn_start
 from apps.answers.turn.run import turn_run
+from apps.answers.turn.services import turn_start
 from tests.answers.fakes import handbook_load, providers_fake
 from tests.answers.test_composing_openai import ScriptedChat
 from tests.conftest import CountingEmbedder

@@ -11,12 +11,12 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import User
 from django.test import AsyncClient
 
+from apps.answers.conversations.selectors import NotFound
 from apps.answers.events import FailureCode
-from apps.answers.refusals import REFUSALS, refusal_code
-from apps.answers.selectors import NotFound
-from apps.answers.services import InvalidQuestion
 from apps.answers.turn.entry import RateLimited
-from apps.answers.views import HTTP_STATUS
+from apps.answers.turn.refusals import REFUSALS, refusal_code
+from apps.answers.turn.services import InvalidQuestion
+from apps.answers.web.views import HTTP_STATUS
 from ragplatform.routing import websocket_urlpatterns
 from tests.answers.sockets import socket_login
 

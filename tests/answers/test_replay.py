@@ -1,4 +1,4 @@
-"""apps/answers/replay.py: what a stored turn still shows a reader who lost access to some of
+"""apps/answers/turn/replay.py: what a stored turn still shows a reader who lost access to some of
 its documents, including events stored before suggestions named their documents."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from apps.answers.events import Envelope
-from apps.answers.replay import turn_events_visible
 from apps.answers.turn.clarify import clarification_question
+from apps.answers.turn.replay import turn_events_visible
 from apps.corpus.models import Document
 from tests.factories import CitationFactory, CollectionFactory, DocumentFactory, TurnFactory
 

@@ -8,8 +8,12 @@ from asgiref.sync import async_to_sync
 from apps.answers.retrieval.multihop import bridges_find
 from apps.answers.retrieval.pipeline import RetrievalConfig, Retriever
 from apps.answers.retrieval.types import RetrievalRequest
-from apps.corpus.search import SearchFilters
-from apps.corpus.services import collection_get_or_create, document_process, document_submit
+from apps.corpus.ingestion.services import (
+    collection_get_or_create,
+    document_process,
+    document_submit,
+)
+from apps.corpus.search.legs import SearchFilters
 from tests.answers.fakes import retrieved_chunk
 from tests.conftest import CountingEmbedder
 

@@ -7,10 +7,14 @@ from asgiref.sync import async_to_sync
 
 from apps.answers.retrieval.pipeline import RetrievalConfig, Retriever
 from apps.answers.retrieval.types import RetrievalRequest, RetrievalResult
+from apps.corpus.documents.selectors import UnknownCollection, collection_ids_resolve
+from apps.corpus.ingestion.services import (
+    collection_get_or_create,
+    document_process,
+    document_submit,
+)
 from apps.corpus.models import Collection
-from apps.corpus.search import SearchFilters
-from apps.corpus.selectors import UnknownCollection, collection_ids_resolve
-from apps.corpus.services import collection_get_or_create, document_process, document_submit
+from apps.corpus.search.legs import SearchFilters
 from tests.conftest import CountingEmbedder
 
 pytestmark = pytest.mark.django_db

@@ -18,7 +18,7 @@ from apps.answers.retrieval.fusion import (
 )
 from apps.answers.retrieval.pipeline import RetrievalConfig
 from apps.answers.retrieval.types import RetrievedChunk
-from apps.corpus.search import KeywordQuery, ScoredChunk
+from apps.corpus.search.legs import KeywordQuery, ScoredChunk
 from tests.answers.fakes import retrieved_chunk
 
 

@@ -14,11 +14,12 @@ from django.contrib.auth.models import User
 from django.http import StreamingHttpResponse
 from django.test import AsyncClient
 
+from apps.answers.conversations.services import conversation_start
 from apps.answers.models import Turn, TurnStatus
-from apps.answers.selectors import turn_events_since
-from apps.answers.services import conversation_start, turn_start
 from apps.answers.turn.entry import turn_events
-from apps.corpus.search import SearchFilters
+from apps.answers.turn.selectors import turn_events_since
+from apps.answers.turn.services import turn_start
+from apps.corpus.search.legs import SearchFilters
 from tests.answers.fakes import ANSWER_TEXT, ScriptedComposer
 
 pytestmark = [

@@ -7,13 +7,13 @@ from asgiref.sync import async_to_sync
 from django.db import IntegrityError, transaction
 
 from apps.answers.events import EventType, FailureCode
-from apps.answers.leases import turn_interrupt
 from apps.answers.models import Conversation, Turn, TurnEvent, TurnStatus
-from apps.answers.outcomes import TurnFinished
 from apps.answers.routing.types import TurnAction
-from apps.answers.selectors import turn_events_since
-from apps.answers.services import turn_start
+from apps.answers.turn.leases import turn_interrupt
+from apps.answers.turn.outcomes import TurnFinished
 from apps.answers.turn.recorder import MemoryRecorder, TurnEndedElsewhere, TurnRecorder
+from apps.answers.turn.selectors import turn_events_since
+from apps.answers.turn.services import turn_start
 
 pytestmark = pytest.mark.django_db
 

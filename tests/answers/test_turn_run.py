@@ -18,17 +18,17 @@ from apps.answers.composing.types import (
     TextDelta,
 )
 from apps.answers.events import Envelope
-from apps.answers.leases import turn_interrupt
 from apps.answers.models import Citation, Conversation, Turn, TurnStatus
 from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.types import RetrievalRequest
 from apps.answers.routing.types import Intent
-from apps.answers.selectors import turn_events_since
-from apps.answers.services import InvalidQuestion, turn_start
+from apps.answers.turn.end_steps import TurnEnd, turn_end_steps_run
 from apps.answers.turn.entry import turn_open
+from apps.answers.turn.leases import turn_interrupt
 from apps.answers.turn.run import turn_run
 from apps.answers.turn.search_results import search_results_data
-from apps.answers.turn_end import TurnEnd, turn_end_steps_run
+from apps.answers.turn.selectors import turn_events_since
+from apps.answers.turn.services import InvalidQuestion, turn_start
 from tests.answers.fakes import (
     ANSWER_TEXT,
     FixedClassifier,
@@ -277,7 +277,7 @@ def test_each_turn_end_runs_the_registered_steps_once_with_its_status(
 ) -> None:
     handbook_load(embedder)
     ends: list[TurnEnd] = []
-    monkeypatch.setattr("apps.answers.turn_end._STEPS", {"record": ends.append})
+    monkeypatch.setattr("apps.answers.turn.end_steps._STEPS", {"record": ends.append})
     with django_capture_on_commit_callbacks(execute=True):
         turn, _ = _run(providers_fake(embedder, composer=composer), "annual leave days?")  # type: ignore[arg-type]
     assert ends == [TurnEnd(turn.pk, status)]
@@ -291,7 +291,7 @@ def test_a_failing_turn_end_step_is_logged_and_the_others_still_run(
     def explode(end: TurnEnd) -> None:
         raise RuntimeError("queue down")
 
-    monkeypatch.setattr("apps.answers.turn_end._STEPS", {"bad": explode, "good": ends.append})
+    monkeypatch.setattr("apps.answers.turn.end_steps._STEPS", {"bad": explode, "good": ends.append})
     turn_end_steps_run(TurnEnd(7, TurnStatus.FINISHED))
     assert ends == [TurnEnd(7, TurnStatus.FINISHED)]
     assert "Turn-end step bad failed for turn 7" in caplog.text

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 
 from apps.answers.models import Turn, TurnStatus
-from apps.answers.selectors import turn_events_since
+from apps.answers.turn.selectors import turn_events_since
 from tests.answers.fakes import handbook_load
 from tests.conftest import CountingEmbedder
 from tests.processes import (

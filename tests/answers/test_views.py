@@ -9,7 +9,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from apps.answers.models import Citation, Conversation, Turn, TurnEvent, TurnStatus
-from apps.answers.views import mark_only_html, sse_format
+from apps.answers.web.views import mark_only_html, sse_format
 from tests.factories import ChunkFactory, DocumentFactory
 
 db = pytest.mark.django_db

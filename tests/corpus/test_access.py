@@ -17,15 +17,15 @@ from apps.corpus.access import (
     collections_readable,
     collections_writable,
 )
+from apps.corpus.ingestion.services import collection_get_or_create
 from apps.corpus.models import Collection
-from apps.corpus.search import (
+from apps.corpus.search.legs import (
     KeywordQuery,
     SearchFilters,
     chunks_dense_search,
     chunks_keyword_search,
     dense_search_sql,
 )
-from apps.corpus.services import collection_get_or_create
 from tests.answers.fakes import handbook_load
 from tests.conftest import CountingEmbedder
 from tests.factories import CollectionFactory

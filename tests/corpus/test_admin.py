@@ -16,8 +16,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from apps.corpus.ingestion.services import document_submit
 from apps.corpus.models import Chunk, Collection, Document, DocumentStatus
-from apps.corpus.services import document_submit
 from tests.conftest import CountingEmbedder
 from tests.factories import ChunkFactory, CollectionFactory, DocumentFactory
 

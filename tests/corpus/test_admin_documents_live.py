@@ -140,7 +140,7 @@ def test_another_users_kept_file_cannot_be_uploaded(
 
 
 def test_kept_files_expire(settings: LazySettings, admin_client: Client) -> None:
-    from apps.corpus.kept_uploads import kept_uploads_expire
+    from apps.corpus.uploads.kept import kept_uploads_expire
 
     _post(admin_client, [("leave.md", GUIDE_MD)])
     KeptUpload.objects.update(created_at=timezone.now() - timedelta(hours=25))

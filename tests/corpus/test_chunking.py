@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from apps.corpus.chunking import CHUNKER_VERSION, chunk_blocks
+from apps.corpus.ingestion.chunking import CHUNKER_VERSION, chunk_blocks
 from apps.corpus.parsing import Block
 from apps.corpus.parsing.markdown import parse_markdown
 

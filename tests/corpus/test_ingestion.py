@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from apps.corpus.models import Chunk, Collection, Document, DocumentStatus
-from apps.corpus.parsing import UnsupportedFileType
-from apps.corpus.services import (
+from apps.corpus.ingestion.services import (
     FileTooLarge,
     document_process,
     document_submit,
 )
+from apps.corpus.models import Chunk, Collection, Document, DocumentStatus
+from apps.corpus.parsing import UnsupportedFileType
 from apps.corpus.text import normalise_text
 from tests.conftest import CountingEmbedder
 from tests.corpus import files
@@ -125,7 +125,7 @@ def test_failure_during_swap_leaves_previous_chunks_intact(
     def explode(document_id: int) -> None:
         raise RuntimeError("disk full")
 
-    monkeypatch.setattr("apps.corpus.processing.search_vectors_update", explode)
+    monkeypatch.setattr("apps.corpus.ingestion.processing.search_vectors_update", explode)
     document = _ingest(collection, "leave.md", GUIDE + b"\nA new closing paragraph.\n")
 
     assert document.status == DocumentStatus.FAILED

@@ -12,9 +12,9 @@ from django.test import Client
 from django.urls import reverse
 
 from apps.answers.models import Citation
+from apps.corpus.ingestion.rechunk import documents_rechunk
+from apps.corpus.ingestion.services import document_process, document_submit
 from apps.corpus.models import Chunk, Collection, Document, DocumentStatus
-from apps.corpus.rechunk import documents_rechunk
-from apps.corpus.services import document_process, document_submit
 from tests.conftest import CountingEmbedder
 from tests.factories import CitationFactory, TurnFactory
 

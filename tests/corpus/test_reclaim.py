@@ -13,11 +13,11 @@ from django.db import connections
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from apps.corpus.leases import document_claim, document_lease_kept, document_lease_renew
+from apps.corpus.ingestion.leases import document_claim, document_lease_kept, document_lease_renew
+from apps.corpus.ingestion.services import document_process, document_submit
+from apps.corpus.ingestion.sweeps import documents_reclaim
 from apps.corpus.models import Document, DocumentStatus
-from apps.corpus.services import document_process, document_submit
-from apps.corpus.sweeps import documents_reclaim
-from apps.corpus.uploads import document_schedule
+from apps.corpus.uploads.batches import document_schedule
 from tests.concurrency import run_at_once
 from tests.conftest import CountingEmbedder
 from tests.factories import CollectionFactory, DocumentFactory

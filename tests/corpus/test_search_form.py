@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from apps.corpus.ingestion.services import document_process, document_submit
 from apps.corpus.models import Collection
-from apps.corpus.search import KeywordQuery, SearchFilters, chunks_keyword_search
-from apps.corpus.services import document_process, document_submit
+from apps.corpus.search.legs import KeywordQuery, SearchFilters, chunks_keyword_search
 from apps.corpus.text.search_form import search_form
 from tests.conftest import CountingEmbedder
 

@@ -10,9 +10,9 @@ import pytest
 from django.db import connection
 from pgvector.django import L2Distance
 
+from apps.corpus.ingestion.services import document_process, document_submit
 from apps.corpus.models import Chunk, Collection
-from apps.corpus.search import ChunkRow, SearchFilters, chunks_dense_search, dense_search_sql
-from apps.corpus.services import document_process, document_submit
+from apps.corpus.search.legs import ChunkRow, SearchFilters, chunks_dense_search, dense_search_sql
 from tests.conftest import CountingEmbedder
 
 pytestmark = pytest.mark.django_db

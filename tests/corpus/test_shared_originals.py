@@ -23,10 +23,10 @@ from django.db import connection
 from django.test import Client
 from django.urls import reverse
 
+from apps.corpus.ingestion.services import document_submit
+from apps.corpus.ingestion.sweeps import documents_reclaim
 from apps.corpus.models import Document, DocumentStatus
-from apps.corpus.services import document_submit
-from apps.corpus.sweeps import documents_reclaim
-from apps.corpus.uploads import document_schedule
+from apps.corpus.uploads.batches import document_schedule
 from ragplatform.models import StoredFile
 from ragplatform.storage import DatabaseStorage
 from tests.factories import CollectionFactory

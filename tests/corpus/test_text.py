@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from apps.answers.routing.trained import TrainedClassifier
-from apps.corpus.chunking import chunk_blocks
+from apps.corpus.ingestion.chunking import chunk_blocks
 from apps.corpus.parsing import Block
 from apps.corpus.text import (
     ZWNJ,

@@ -15,8 +15,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
+from apps.corpus.ingestion.services import document_process
 from apps.corpus.models import Collection, Document, DocumentStatus
-from apps.corpus.services import document_process
 from ragplatform.models import RateCounter
 from ragplatform.rate_limits import rate_take, window_start
 from tests.concurrency import run_at_once

@@ -9,9 +9,9 @@ import pytest
 from django.conf import LazySettings
 from playwright.sync_api import Page, expect
 
+from apps.corpus.ingestion.services import document_process, document_submit
 from apps.corpus.models import Document, DocumentStatus
-from apps.corpus.services import document_process, document_submit
-from apps.corpus.uploads import document_schedule
+from apps.corpus.uploads.batches import document_schedule
 from tests.conftest import CountingEmbedder
 from tests.factories import CollectionFactory
 

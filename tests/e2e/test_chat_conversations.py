@@ -12,8 +12,12 @@ from playwright.sync_api import Page, expect
 
 from apps.answers.models import Citation, Turn
 from apps.answers.providers.registry import providers_override
+from apps.corpus.ingestion.services import (
+    collection_get_or_create,
+    document_process,
+    document_submit,
+)
 from apps.corpus.models import Collection
-from apps.corpus.services import collection_get_or_create, document_process, document_submit
 from tests.answers.fakes import ScriptedComposer, handbook_load, providers_fake
 from tests.conftest import CountingEmbedder
 from tests.e2e.test_chat import PASSWORD, daphne_url  # noqa: F401  # daphne_url: a fixture

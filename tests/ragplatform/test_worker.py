@@ -14,8 +14,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from apps.corpus.ingestion.services import document_submit
 from apps.corpus.models import DocumentStatus
-from apps.corpus.services import document_submit
 from apps.corpus.tasks import document_process_task
 from ragplatform.models import WorkerHeartbeat
 from ragplatform.periodic import PeriodicJob, periodic_jobs

@@ -6,8 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from uuid import UUID
 
+from apps.answers.conversations.services import (
+    ConversationBusy,
+    conversation_hide,
+    conversation_title_set,
+)
 from apps.answers.models import Conversation
-from apps.answers.services import ConversationBusy, conversation_hide, conversation_title_set
 from apps.answers.turn.entry import turn_events, turn_open
 
 __all__ = ["ConversationBusy", "answer_ask", "conversation_delete", "conversation_rename"]

@@ -95,7 +95,7 @@ from apps.answers.composing.types import (
 )
 from apps.answers.retrieval.types import ContextWindow
 from apps.answers.routing.types import Intent
-from apps.corpus.embedders import Embedder
+from apps.corpus.search.embedders import Embedder
 
 # The refusal thresholds are settings (RAG_MIN_EVIDENCE, fitted as the module docstring says;
 # RAG_MIN_ANSWERABILITY, off: see answerability.py); the sentence weights are priors.

@@ -29,7 +29,7 @@ from apps.answers.composing.terms import content_terms, word_set
 from apps.answers.providers.chat import ChatError, ChatModel, reply_json_object
 from apps.answers.retrieval.types import ContextWindow, RetrievedChunk
 from apps.answers.streaming import extract_citations
-from apps.corpus.embedders import Embedder
+from apps.corpus.search.embedders import Embedder
 from apps.corpus.text import detect_language, normalise_text, words
 
 logger = logging.getLogger(__name__)

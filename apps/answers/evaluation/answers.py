@@ -30,7 +30,7 @@ from apps.answers.retrieval.types import QueryRewrite, RetrievalRequest, Retriev
 from apps.answers.routing.types import HistoryMessage, Intent, Strategy
 from apps.answers.turn.compose_stream import ComposeOutcome, answer_confidence, compose_events
 from apps.answers.turn.recorder import MemoryRecorder
-from apps.corpus.search import SearchFilters
+from apps.corpus.search.legs import SearchFilters
 from apps.corpus.text import detect_language
 
 logger = logging.getLogger(__name__)

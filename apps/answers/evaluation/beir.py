@@ -20,8 +20,12 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
+from apps.corpus.ingestion.services import (
+    collection_get_or_create,
+    document_process,
+    document_submit,
+)
 from apps.corpus.models import Collection, DocumentStatus
-from apps.corpus.services import collection_get_or_create, document_process, document_submit
 
 
 @dataclass(frozen=True)

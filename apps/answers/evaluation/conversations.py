@@ -24,7 +24,7 @@ from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.rewrite import query_rewrite
 from apps.answers.routing.types import HistoryMessage
 from apps.answers.routing.window import conversation_window
-from apps.corpus.search import SearchFilters
+from apps.corpus.search.legs import SearchFilters
 
 TOP_K = 5
 

@@ -14,7 +14,7 @@ from apps.answers.evaluation.metrics import mrr_at_k, ndcg_at_k, percentile, rec
 from apps.answers.retrieval.pipeline import Retriever
 from apps.answers.retrieval.types import RetrievalRequest
 from apps.answers.routing.types import Strategy
-from apps.corpus.search import SearchFilters
+from apps.corpus.search.legs import SearchFilters
 
 
 @dataclass

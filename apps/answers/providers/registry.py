@@ -28,7 +28,7 @@ from apps.answers.routing.fallback import FallbackClassifier
 from apps.answers.routing.llm import LLMClassifier
 from apps.answers.routing.trained import TrainedClassifier
 from apps.answers.routing.types import QueryClassifier
-from apps.corpus.embedders import Embedder, default_embedder, embedder_override
+from apps.corpus.search.embedders import Embedder, default_embedder, embedder_override
 from ragplatform.seams import Seam
 
 

@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import Literal, get_args
 
 from apps.answers.retrieval.types import Candidate
-from apps.corpus.search import ScoredChunk
+from apps.corpus.search.legs import ScoredChunk
 
 FusionMethod = Literal["zscore", "rrf"]
 FUSION_METHODS: tuple[FusionMethod, ...] = get_args(FusionMethod)

@@ -37,8 +37,8 @@ from apps.answers.retrieval.types import (
     RetrievedChunk,
 )
 from apps.answers.routing.types import Strategy
-from apps.corpus.embedders import Embedder, EmbedderError
-from apps.corpus.search import (
+from apps.corpus.search.embedders import Embedder, EmbedderError
+from apps.corpus.search.legs import (
     KeywordQuery,
     KeywordScoring,
     ScoredChunk,

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from apps.answers.routing.types import Strategy
-from apps.corpus.search import ChunkRow, SearchFilters
+from apps.corpus.search.legs import ChunkRow, SearchFilters
 
 
 @dataclass(frozen=True)

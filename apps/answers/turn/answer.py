@@ -12,14 +12,12 @@ from apps.answers.composing.confidence import confidence_band
 from apps.answers.composing.followups import followups_suggest
 from apps.answers.composing.types import ComposeRequest
 from apps.answers.events import Envelope, EventType, FailureCode
-from apps.answers.outcomes import TurnFailed, TurnFinished
 from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.context import context_build
 from apps.answers.retrieval.fusion import candidates_merge
 from apps.answers.retrieval.types import ContextWindow, RetrievalRequest, RetrievalResult
 from apps.answers.routing.policy import RoutingDecision
 from apps.answers.routing.types import Strategy, TurnAction
-from apps.answers.services import citations_store, turn_context_record
 from apps.answers.streaming import sentences_without_citation
 from apps.answers.turn.compose_stream import (
     ComposeOutcome,
@@ -27,10 +25,12 @@ from apps.answers.turn.compose_stream import (
     attributed_events,
     compose_events,
 )
+from apps.answers.turn.outcomes import TurnFailed, TurnFinished
 from apps.answers.turn.search_results import search_results_data
+from apps.answers.turn.services import citations_store, turn_context_record
 from apps.answers.turn.speculation import Speculation
 from apps.answers.turn.state import TurnState, retrieval_record, turn_finish
-from apps.corpus.embedders import EmbedderError
+from apps.corpus.search.embedders import EmbedderError
 from ragplatform.db_threads import db_call
 
 logger = logging.getLogger(__name__)

@@ -23,9 +23,9 @@ from apps.answers.composing.types import (
 from apps.answers.events import Envelope, EventType
 from apps.answers.models import CitationKind
 from apps.answers.retrieval.types import ContextChunk, RetrievedChunk
-from apps.answers.services import CitationRecord
 from apps.answers.streaming import CitationExtractor, CitationMark, Coalescer, TextPiece
 from apps.answers.turn.recorder import EventRecorder
+from apps.answers.turn.services import CitationRecord
 
 logger = logging.getLogger(__name__)
 

@@ -22,23 +22,24 @@ from uuid import UUID
 
 from django.conf import settings
 
+from apps.answers.conversations.selectors import conversation_get
 from apps.answers.events import TERMINAL_EVENTS, Envelope, FailureCode
-from apps.answers.leases import conversation_turns_cancel, turn_cancel_request, turn_interrupt
 from apps.answers.models import Conversation, Turn
 from apps.answers.providers.registry import providers_default
-from apps.answers.selectors import conversation_get, user_collection_ids_readable
-from apps.answers.services import (
+from apps.answers.turn.follow import AskerReadable, turn_follow
+from apps.answers.turn.keeper import lease_keep
+from apps.answers.turn.leases import conversation_turns_cancel, turn_cancel_request, turn_interrupt
+from apps.answers.turn.recorder import TurnRecorder
+from apps.answers.turn.run import turn_run
+from apps.answers.turn.services import (
     InvalidQuestion,
     conversation_with_turn_start,
     question_clean,
     turn_start,
 )
-from apps.answers.turn.follow import AskerReadable, turn_follow
-from apps.answers.turn.keeper import lease_keep
-from apps.answers.turn.recorder import TurnRecorder
-from apps.answers.turn.run import turn_run
-from apps.corpus.search import SearchFilters
-from apps.corpus.selectors import UnknownCollection, collection_ids_resolve
+from apps.corpus.access import user_collection_ids_readable
+from apps.corpus.documents.selectors import UnknownCollection, collection_ids_resolve
+from apps.corpus.search.legs import SearchFilters
 from ragplatform.db_threads import db_call, db_threads_detached
 from ragplatform.rate_limits import rate_take
 

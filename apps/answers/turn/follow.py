@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from apps.answers.events import TERMINAL_EVENTS, Envelope
-from apps.answers.leases import turn_follow_check, turn_followed
 from apps.answers.models import Turn
-from apps.answers.notices import Notice
-from apps.answers.replay import turn_events_visible
-from apps.answers.selectors import turn_events_since, user_collection_ids_readable
+from apps.answers.turn.leases import turn_follow_check, turn_followed
 from apps.answers.turn.live import Signal, Subscription, turn_notices
+from apps.answers.turn.notices import Notice
+from apps.answers.turn.replay import turn_events_visible
+from apps.answers.turn.selectors import turn_events_since
+from apps.corpus.access import user_collection_ids_readable
 from ragplatform.db_threads import db_run
 
 

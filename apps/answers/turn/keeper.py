@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 from django.conf import settings
 
-from apps.answers.leases import turn_lease_renew
-from apps.answers.notices import Notice
+from apps.answers.turn.leases import turn_lease_renew
 from apps.answers.turn.live import turn_notices
+from apps.answers.turn.notices import Notice
 from ragplatform.db_threads import db_call
 
 logger = logging.getLogger(__name__)

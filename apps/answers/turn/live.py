@@ -19,7 +19,7 @@ import psycopg
 from asgiref.sync import sync_to_async
 from django.db import connections
 
-from apps.answers.notices import TURN_CHANNEL, Notice, notice_parse
+from apps.answers.turn.notices import TURN_CHANNEL, Notice, notice_parse
 
 logger = logging.getLogger(__name__)
 

@@ -9,10 +9,10 @@ from typing import Any, Protocol
 from django.db import IntegrityError
 
 from apps.answers.events import TERMINAL_EVENTS, Envelope, EventType, FailureCode
-from apps.answers.outcomes import TurnFailed, TurnOutcome, TurnUsage
 from apps.answers.providers.usage import UsageMeter
-from apps.answers.selectors import turn_events_since
-from apps.answers.services import turn_end, turn_event_append, turn_usage_record
+from apps.answers.turn.outcomes import TurnFailed, TurnOutcome, TurnUsage
+from apps.answers.turn.selectors import turn_events_since
+from apps.answers.turn.services import turn_end, turn_event_append, turn_usage_record
 from ragplatform.db_threads import db_call
 
 

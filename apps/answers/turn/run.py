@@ -15,24 +15,25 @@ from django.conf import settings
 
 from apps.answers.composing.conversational import ConversationalResponder
 from apps.answers.composing.types import ComposeRequest
+from apps.answers.conversations.selectors import conversation_history
 from apps.answers.events import Envelope, EventType, FailureCode
 from apps.answers.models import Turn
-from apps.answers.outcomes import TurnClassified, TurnFinished
 from apps.answers.providers.registry import Providers
 from apps.answers.providers.usage import usage_meter_close, usage_meter_open
 from apps.answers.retrieval.types import ContextWindow, RetrievalResult
 from apps.answers.routing.policy import RoutingDecision, routing_decide
 from apps.answers.routing.types import HistoryMessage, Intent, TurnAction
-from apps.answers.selectors import conversation_history, turn_get
-from apps.answers.services import FIRST_TURN_INDEX, turn_classified_record
 from apps.answers.turn.answer import answer_events
 from apps.answers.turn.clarify import clarification_data
 from apps.answers.turn.compose_stream import ComposeOutcome, compose_events
+from apps.answers.turn.outcomes import TurnClassified, TurnFinished
 from apps.answers.turn.recorder import TurnEndedElsewhere, TurnRecorder
 from apps.answers.turn.search_results import search_results_data
+from apps.answers.turn.selectors import turn_get
+from apps.answers.turn.services import FIRST_TURN_INDEX, turn_classified_record
 from apps.answers.turn.speculation import Speculation, speculate
 from apps.answers.turn.state import TurnState, retrieval_record, turn_finish
-from apps.corpus.search import SearchFilters
+from apps.corpus.search.legs import SearchFilters
 from ragplatform.db_threads import db_call
 
 logger = logging.getLogger(__name__)

@@ -8,7 +8,7 @@ from typing import Any
 from django.urls import reverse
 
 from apps.answers.retrieval.types import RetrievedChunk
-from apps.corpus.search import KeywordQuery, chunk_headlines, headline_html
+from apps.corpus.search.legs import KeywordQuery, chunk_headlines, headline_html
 from ragplatform.db_threads import db_call
 
 

@@ -13,7 +13,7 @@ from apps.answers.retrieval.rewrite import query_rewrite
 from apps.answers.retrieval.types import RetrievalRequest, RetrievalResult
 from apps.answers.routing.policy import classify_safely
 from apps.answers.routing.types import Classification, HistoryMessage, Strategy
-from apps.corpus.search import SearchFilters
+from apps.corpus.search.legs import SearchFilters
 
 
 @dataclass

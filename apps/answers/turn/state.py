@@ -8,12 +8,12 @@ from typing import Any
 from uuid import UUID
 
 from apps.answers.events import Envelope
-from apps.answers.outcomes import TurnFinished, TurnRetrieved
 from apps.answers.retrieval.types import RetrievalResult
 from apps.answers.routing.types import HistoryMessage
-from apps.answers.services import turn_retrieval_record
+from apps.answers.turn.outcomes import TurnFinished, TurnRetrieved
 from apps.answers.turn.recorder import TurnRecorder
-from apps.corpus.search import SearchFilters
+from apps.answers.turn.services import turn_retrieval_record
+from apps.corpus.search.legs import SearchFilters
 from ragplatform.db_threads import db_call
 
 

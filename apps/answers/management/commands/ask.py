@@ -6,10 +6,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from apps.answers.conversations.selectors import NotFound
 from apps.answers.events import EventType
-from apps.answers.selectors import NotFound
-from apps.answers.services import InvalidQuestion
 from apps.answers.turn.entry import conversation_id_parse, turn_events, turn_open
+from apps.answers.turn.services import InvalidQuestion
 
 
 class Command(BaseCommand):

@@ -14,7 +14,7 @@ from apps.answers.evaluation.signals import signals_write
 from apps.answers.management.commands._evaluation_dataset import evaluation_dataset_open
 from apps.answers.providers.registry import Providers, providers_default
 from apps.answers.routing.types import Strategy
-from apps.corpus.search import SearchFilters
+from apps.corpus.search.legs import SearchFilters
 
 
 class Command(BaseCommand):

@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from apps.answers.evaluation.beir import evaluation_collection_load
 from apps.answers.evaluation.conversations import conversations_evaluate, conversations_load
 from apps.answers.providers.registry import providers_default
-from apps.corpus.search import SearchFilters
+from apps.corpus.search.legs import SearchFilters
 
 
 class Command(BaseCommand):

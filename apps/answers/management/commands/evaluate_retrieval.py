@@ -14,8 +14,8 @@ from apps.answers.retrieval.fusion import FUSION_METHODS
 from apps.answers.retrieval.pipeline import KEYWORD_SCORINGS, MODES, RetrievalConfig, Retriever
 from apps.answers.retrieval.rerank import NoReranker, Reranker
 from apps.answers.routing.types import Strategy
-from apps.corpus.embedders import default_embedder
-from apps.corpus.search import SearchFilters
+from apps.corpus.search.embedders import default_embedder
+from apps.corpus.search.legs import SearchFilters
 
 # Every strategy but "none", which answers without retrieving.
 RETRIEVING_STRATEGIES = [s.value for s in Strategy if s is not Strategy.NONE]

@@ -5,8 +5,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from apps.corpus.services import collection_get_or_create
-from apps.corpus.uploads import paths_ingest
+from apps.corpus.ingestion.services import collection_get_or_create
+from apps.corpus.uploads.batches import paths_ingest
 
 
 class Command(BaseCommand):

@@ -5,7 +5,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from apps.corpus.originals import OriginalsNotInDatabase, originals_move
+from apps.corpus.documents.originals import OriginalsNotInDatabase, originals_move
 
 
 class Command(BaseCommand):

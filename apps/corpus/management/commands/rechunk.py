@@ -5,8 +5,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from apps.corpus.ingestion.rechunk import documents_rechunk
 from apps.corpus.models import Collection, Document
-from apps.corpus.rechunk import documents_rechunk
 
 
 class Command(BaseCommand):

@@ -4,8 +4,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from apps.corpus.ingestion.processing import search_index_rebuild
 from apps.corpus.models import Document
-from apps.corpus.processing import search_index_rebuild
 
 
 class Command(BaseCommand):

@@ -1,0 +1,280 @@
+"""The dashboard page's pieces: the period form, links to the turns behind each figure, the
+charts and tables built from a `dashboard.Board`, and the CSV of what the page shows.
+
+`categories.CategoryAdmin.dashboard_view` gates and calls these; the reads are in
+`dashboard/selectors.py` and `dashboard/question_lists.py`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.contrib.auth.models import Group
+from django.utils import timezone
+from django.utils.http import urlencode
+
+from apps.analytics.dashboard.charts import Segment, Series, bars_svg, colour_at, lines_svg
+from apps.analytics.dashboard.question_lists import QuestionCount
+from apps.analytics.dashboard.selectors import PRESET_DAYS, Board, Figures, Line, Period, Slot
+from apps.analytics.models import ANY
+from apps.answers.admin.display import BAND_COLOURS
+from apps.answers.admin.filters import TurnListParam as P
+from apps.answers.composing.confidence import ConfidenceBand
+from apps.answers.turn.cuts import local_day
+from apps.corpus.models import Collection
+
+CUSTOM = "custom"
+DEFAULT_DAYS = 30
+LINES_SHOWN = 8  # intents or categories charted and tabled; the rest stay in the totals
+ANSWERED, REFUSED = "#60a5fa", "#f87171"
+
+
+class PeriodForm(forms.Form):
+    """The dashboard's query string: a preset or custom days, and the two cuts."""
+
+    range = forms.ChoiceField(
+        choices=[(str(d), f"{d} days") for d in PRESET_DAYS] + [(CUSTOM, "custom")],
+        required=False,
+    )
+    day_from = forms.DateField(required=False, label="from")
+    day_to = forms.DateField(required=False, label="to")
+    collection = forms.ModelChoiceField(
+        Collection.objects.order_by("name"), required=False, empty_label="every collection"
+    )
+    group = forms.ModelChoiceField(
+        Group.objects.order_by("name"), required=False, empty_label="every group"
+    )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("range") == CUSTOM or (not data.get("range") and data.get("day_from")):
+            first, last = data.get("day_from"), data.get("day_to") or local_day(timezone.now())
+            if first is None:
+                raise forms.ValidationError("A custom range needs a first day.")
+            if first > last:
+                raise forms.ValidationError("The first day must not be after the last.")
+            longest = settings.RAG_DASHBOARD_MAX_DAYS
+            if (last - first).days >= longest:
+                raise forms.ValidationError(f"A range is at most {longest} days.")
+        return data
+
+    def period(self, *, today: dt.date) -> Period:
+        data = self.cleaned_data
+        collection, group = data.get("collection"), data.get("group")
+        cuts = {
+            "collection": collection.pk if collection else ANY,
+            "group": group.pk if group else ANY,
+        }
+        if data.get("day_from"):
+            return Period(data["day_from"], data.get("day_to") or today, **cuts)
+        days = int(data.get("range") or DEFAULT_DAYS)
+        return Period(today - dt.timedelta(days=days - 1), today, **cuts)
+
+
+@dataclass(frozen=True)
+class TurnLinks:
+    """Links to the turn list with the period's filters; none for a reader who may not see turns."""
+
+    base: str  # the turn list's URL, or "" without the permission
+    period: Period
+
+    def href(
+        self,
+        params: Mapping[str, str | int] | None = None,
+        *,
+        first: dt.date | None = None,
+        last: dt.date | None = None,
+    ) -> str:
+        if not self.base:
+            return ""
+        query: dict[str, str | int] = {
+            P.DAY_FROM: (first or self.period.first).isoformat(),
+            P.DAY_TO: (last or self.period.last).isoformat(),
+        }
+        if self.period.collection != ANY:
+            query[P.COLLECTION] = self.period.collection
+        if self.period.group != ANY:
+            query[P.GROUP] = self.period.group
+        return f"{self.base}?{urlencode({**query, **(params or {})})}"
+
+    def slot(self, slot: Slot, params: Mapping[str, str | int] | None = None) -> str:
+        """The turns of one chart slot (a day, week or month)."""
+        return self.href(params, first=slot.first, last=slot.last)
+
+
+def summary_cards(board: Board, links: TurnLinks) -> list[dict[str, Any]]:
+    """The headline figures, each beside the previous period's and the change."""
+    now, before = board.total, board.previous
+    return [
+        _card("turns", now.turns, before.turns, str, links.href()),
+        _card(
+            "refused", now.refusal_share, before.refusal_share, _percent, links.href({P.REFUSED: 1})
+        ),
+        _card("mean confidence", now.mean_confidence, before.mean_confidence, _score, ""),
+        _card("latency p50", now.p50_ms, before.p50_ms, _seconds, ""),
+        _card("latency p95", now.p95_ms, before.p95_ms, _seconds, ""),
+        _card(
+            "thumbs down",
+            now.feedback_down,
+            before.feedback_down,
+            str,
+            links.href({P.FEEDBACK: "down"}),
+        ),
+    ]
+
+
+def turn_chart(board: Board, links: TurnLinks) -> dict[str, Any]:
+    stacks = [
+        [
+            Segment(
+                f.turns - f.refused,
+                ANSWERED,
+                links.slot(s, {P.REFUSED: 0}),
+                f"{s.label}: {f.turns - f.refused} answered",
+            ),
+            Segment(
+                f.refused, REFUSED, links.slot(s, {P.REFUSED: 1}), f"{s.label}: {f.refused} refused"
+            ),
+        ]
+        for s, f in zip(board.slots, board.series, strict=True)
+    ]
+    labels = [s.label for s in board.slots]
+    confidence = [Series("mean confidence", "#16a34a", [f.mean_confidence for f in board.series])]
+    latency = [
+        Series("p50", "#2563eb", [_in_s(f.p50_ms) for f in board.series]),
+        Series("p95", "#dc2626", [_in_s(f.p95_ms) for f in board.series]),
+    ]
+    rows = [
+        {"slot": s, "figures": f, "href": links.slot(s), "refused": links.slot(s, {P.REFUSED: 1})}
+        for s, f in zip(board.slots, board.series, strict=True)
+    ]
+    return {
+        "turns_svg": bars_svg(stacks, labels, title="Turns, answered and refused"),
+        "confidence_svg": lines_svg(confidence, labels, title="Mean confidence", unit=""),
+        "latency_svg": lines_svg(latency, labels, title="Latency p50 and p95", unit=" s"),
+        "rows": rows,
+    }
+
+
+def lines_chart(
+    board: Board, lines: Sequence[Line], param: str, links: TurnLinks, *, title: str
+) -> dict[str, Any]:
+    """Intents or categories over time: stacked bars, and a table of slots by line."""
+    shown = list(lines[:LINES_SHOWN])
+    stacks = [
+        [
+            Segment(
+                line.counts[n],
+                colour_at(i),
+                links.slot(s, {param: line.key}),
+                f"{s.label}, {line.label}: {line.counts[n]}",
+            )
+            for i, line in enumerate(shown)
+        ]
+        for n, s in enumerate(board.slots)
+    ]
+    rows = [
+        (s, [(line.counts[n], links.slot(s, {param: line.key})) for line in shown])
+        for n, s in enumerate(board.slots)
+    ]
+    return {
+        "svg": bars_svg(stacks, [s.label for s in board.slots], title=title),
+        "legend": [
+            (line, colour_at(i), links.href({param: line.key})) for i, line in enumerate(shown)
+        ],
+        "rows": rows,
+        "hidden": len(lines) - len(shown),
+    }
+
+
+def band_rows(total: Figures, links: TurnLinks) -> list[tuple[str, int, float, str, str]]:
+    """(band, turns, share, colour, link) for each band, best first."""
+    counts = {band: total.band_count(band) for band in ConfidenceBand}
+    return [
+        (band.value, n, _share(n, total.turns), BAND_COLOURS[band], links.href({P.BAND: band}))
+        for band, n in counts.items()
+    ]
+
+
+def _card(label: str, now: Any, before: Any, shown: Any, href: str) -> dict[str, Any]:
+    change = None
+    if isinstance(now, int | float) and isinstance(before, int | float) and before:
+        change = round((now - before) / before * 100, 1)
+    return {
+        "label": label,
+        "value": "–" if now is None else shown(now),
+        "previous": "–" if before is None else shown(before),
+        "change": change,
+        "href": href,
+    }
+
+
+def _share(part: float, whole: float) -> float:
+    return round(part / whole * 100, 1) if whole else 0.0
+
+
+def _percent(value: float) -> str:
+    return f"{value * 100:.1f}%"
+
+
+def _score(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def _seconds(ms: float) -> str:
+    return f"{ms / 1000:.2f} s"
+
+
+def _in_s(ms: float | None) -> float | None:
+    return None if ms is None else round(ms / 1000, 3)
+
+
+def dashboard_context(
+    board: Board, links: TurnLinks, query: Any, refused: Sequence[QuestionCount]
+) -> dict[str, Any]:
+    """Everything the template shows; `query` is the request's GET (for the preset links)."""
+    p = board.period
+    before = p.previous()
+    kept = {k: v for k, v in query.items() if k in ("collection", "group")}
+    return {
+        "title": "Dashboard",
+        "subtitle": f"{p.first:%Y-%m-%d} to {p.last:%Y-%m-%d} ({p.days} days), compared with "
+        f"{before.first:%Y-%m-%d} to {before.last:%Y-%m-%d}",
+        "board": board,
+        "presets": [(d, "?" + urlencode({**kept, "range": d}), p.days == d) for d in PRESET_DAYS],
+        "csv_url": "?" + urlencode({**query.dict(), "format": "csv"}),
+        "cards": summary_cards(board, links),
+        "turns": turn_chart(board, links),
+        "charts": [
+            (
+                "intents",
+                lines_chart(board, board.intents, P.INTENT, links, title="Intents"),
+                "Intents over time",
+            ),
+            (
+                "categories",
+                lines_chart(board, board.categories, P.CATEGORY, links, title="Categories"),
+                "Categories over time",
+            ),
+        ],
+        "category_rows": [
+            (
+                line,
+                links.href({P.CATEGORY: line.key}),
+                {f: links.href({P.CATEGORY: line.key, P.FEEDBACK: f}) for f in ("up", "down")},
+                links.href({P.CATEGORY: line.key, P.REFUSED: 1}),
+            )
+            for line in board.categories
+        ],
+        "bands": band_rows(board.total, links),
+        "composer_rows": [(c, t, f, links.href({"composer": c})) for c, t, f in board.composers],
+        "document_rows": [(d, links.href({P.CITED_DOCUMENT: d.pk})) for d in board.documents_top],
+        "refused_questions": [
+            (q, links.href({P.QUESTION: q.question, P.REFUSED: 1})) for q in refused
+        ],
+    }

@@ -1,0 +1,1 @@
+"""The daily counts: the rows of one local day built from the turn log, and latency histograms."""

@@ -1,0 +1,246 @@
+"""Writes for turns: every column a turn sets is written by a named function here, from the
+typed outcome of one stage (`outcomes.py`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import DateTimeField, ExpressionWrapper, F, JSONField, Max, Value
+from django.db.models.expressions import CombinedExpression
+from django.db.models.functions import Now
+from django.utils import timezone
+
+from apps.answers.events import Envelope, EventType, FailureCode, failed_data
+from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnEvent, TurnStatus
+from apps.answers.turn.end_steps import TurnEnd, turn_end_steps_run
+from apps.answers.turn.notices import TURN_CHANNEL, notice_of_event
+from apps.answers.turn.outcomes import (
+    TurnClassified,
+    TurnFinished,
+    TurnOutcome,
+    TurnRetrieved,
+    TurnUsage,
+)
+
+
+class InvalidQuestion(ValueError):
+    """The question cannot be asked (empty, too long): answered with a 4xx / a failed event."""
+
+
+@dataclass(frozen=True)
+class CitationRecord:
+    alias: str
+    chunk_id: int | None
+    document_id: int | None
+    title: str
+    source_file: str
+    page: int | None
+    snippet: str
+    position: int | None
+    kind: CitationKind = CitationKind.CITED
+
+
+def question_clean(text: object) -> str:
+    if not isinstance(text, str):
+        raise InvalidQuestion("The question must be text")
+    question = text.replace("\x00", "").strip()
+    if not question:
+        raise InvalidQuestion("The question is empty")
+    limit = settings.RAG_MAX_QUESTION_CHARS
+    if len(question) > limit:
+        raise InvalidQuestion(
+            f"The question is {len(question):,} characters; the limit is {limit:,}"
+        )
+    return question
+
+
+FIRST_TURN_INDEX = 1
+
+
+def turn_start(
+    *,
+    conversation: Conversation,
+    question: str,
+    readable_collections: Collection[int] | None = None,
+) -> Turn:
+    """Persist the turn (status streaming) before any work, so nothing is lost if we die.
+    `readable_collections` is what it may read (None: all), kept for the audit."""
+    cleaned = question_clean(question)
+    with transaction.atomic():
+        Conversation.objects.select_for_update().filter(pk=conversation.pk).first()
+        last = conversation.turns.aggregate(last=Max("index"))["last"]
+        turn = Turn.objects.create(
+            conversation=conversation,
+            index=FIRST_TURN_INDEX if last is None else last + 1,
+            question=cleaned,
+            readable_collections=_sorted_or_all(readable_collections),
+            **_lease_initial(),
+        )
+        Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
+    return turn
+
+
+def conversation_with_turn_start(
+    *, user_id: int | None, question: str, readable_collections: Collection[int] | None
+) -> Turn:
+    """A new conversation and its first turn, together: nothing to lock or count yet, so two
+    statements where asking in an existing conversation takes several."""
+    cleaned = question_clean(question)
+    with transaction.atomic():
+        conversation = Conversation.objects.create(user_id=user_id)
+        return Turn.objects.create(
+            conversation=conversation,
+            index=FIRST_TURN_INDEX,
+            question=cleaned,
+            readable_collections=_sorted_or_all(readable_collections),
+            **_lease_initial(),
+        )
+
+
+def _sorted_or_all(collection_ids: Collection[int] | None) -> list[int] | None:
+    return None if collection_ids is None else sorted(collection_ids)
+
+
+def _lease_initial() -> dict[str, Any]:
+    """A new turn's lease and follow time, on the database's clock like every renewal
+    (`leases.turn_lease_renew`): a turn that no process ever picks up still lapses."""
+    lease = Value(timedelta(seconds=settings.RAG_TURN_LEASE_S))
+    return {
+        "lease_expires_at": ExpressionWrapper(Now() + lease, output_field=DateTimeField()),
+        "followed_at": Now(),
+    }
+
+
+def turn_classified_record(*, turn_id: int, classified: TurnClassified) -> None:
+    Turn.objects.filter(pk=turn_id).update(
+        intent=classified.intent,
+        router_confidence=classified.router_confidence,
+        tier=classified.tier,
+        strategy=classified.strategy,
+        action=classified.action,
+        language=classified.language,
+        classification=classified.classification,
+    )
+
+
+def turn_retrieval_record(*, turn_id: int, retrieved: TurnRetrieved) -> None:
+    Turn.objects.filter(pk=turn_id).update(
+        retrieval_trace=retrieved.retrieval_trace, models_used=retrieved.models_used
+    )
+
+
+def turn_context_record(*, turn_id: int, context: dict[str, Any]) -> None:
+    """The context window the composer saw: aliases -> chunk ids, budget and utilisation."""
+    Turn.objects.filter(pk=turn_id).update(context=context)
+
+
+_APPEND = f"""
+    WITH stored AS (
+        INSERT INTO {TurnEvent._meta.db_table} (turn_id, seq, type, data, created_at)
+        VALUES (%s, %s, %s, %s::jsonb, statement_timestamp())
+        RETURNING 1
+    )
+    SELECT pg_notify(%s, %s) FROM stored
+"""  # noqa: S608 - the table name is our own model's, the values are parameters
+
+
+def turn_event_append(*, envelope: Envelope) -> None:
+    """Store the event and announce it to every process in one statement: followers hear of
+    it exactly when it is committed (inside `turn_end`'s transaction, with the turn's end)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _APPEND,
+            [
+                envelope["turn"],
+                envelope["seq"],
+                envelope["type"],
+                json.dumps(envelope["data"]),
+                TURN_CHANNEL,
+                notice_of_event(envelope),
+            ],
+        )
+
+
+def turn_usage_record(*, turn_id: int, usage: TurnUsage) -> None:
+    """The tokens the turn's model calls spent; `models_used.token_usage` says how they were
+    counted (merged into the models retrieval recorded, not replacing them)."""
+    counted = Value({"token_usage": usage.source}, output_field=JSONField())
+    Turn.objects.filter(pk=turn_id).update(
+        prompt_tokens=usage.prompt_tokens,
+        completion_tokens=usage.completion_tokens,
+        models_used=CombinedExpression(F("models_used"), "||", counted, output_field=JSONField()),
+    )
+
+
+def turn_end(*, turn_id: int, seq: int, outcome: TurnOutcome) -> Envelope:
+    """The one place a turn ends: its final columns and its terminal event are stored together,
+    then the registered turn-end steps run once the transaction commits."""
+    status, columns, envelope = _ending(turn_id, seq, outcome)
+    with transaction.atomic():
+        Turn.objects.filter(pk=turn_id).update(status=status, finished_at=timezone.now(), **columns)
+        turn_event_append(envelope=envelope)
+        transaction.on_commit(lambda: turn_end_steps_run(TurnEnd(turn_id, status)))
+    return envelope
+
+
+def _ending(
+    turn_id: int, seq: int, outcome: TurnOutcome
+) -> tuple[TurnStatus, dict[str, Any], Envelope]:
+    if isinstance(outcome, TurnFinished):
+        columns: dict[str, Any] = {
+            "answer": outcome.answer,
+            "action": outcome.action,
+            "composer": outcome.composer,
+            "confidence": outcome.confidence,
+            "confidence_band": outcome.confidence_band,
+            "refused": outcome.refused,
+            "refusal_reason": outcome.refusal_reason[:300],
+            "followups": list(outcome.followups),
+            "fallback_reason": outcome.fallback_reason,
+            "dropped_citations": list(outcome.dropped_citations),
+            "unsupported_sentences": outcome.unsupported_sentences,
+            "timings_ms": outcome.timings_ms,
+        }
+        finished = Envelope(
+            seq=seq, turn=turn_id, type=str(EventType.FINISHED), data=outcome.event_data()
+        )
+        return TurnStatus.FINISHED, columns, finished
+    columns = {
+        "error_code": str(outcome.code),
+        "error_message": outcome.message,
+        "answer": outcome.answer,
+        "partial": outcome.partial,
+        "composer": outcome.composer,
+        "timings_ms": outcome.timings_ms,
+    }
+    cancelled = outcome.code == FailureCode.CANCELLED
+    data = failed_data(outcome.code, outcome.message)
+    failed = Envelope(seq=seq, turn=turn_id, type=str(EventType.FAILED), data=data)
+    return TurnStatus.CANCELLED if cancelled else TurnStatus.FAILED, columns, failed
+
+
+def citations_store(*, turn_id: int, citations: Sequence[CitationRecord]) -> None:
+    Citation.objects.bulk_create(
+        [
+            Citation(
+                turn_id=turn_id,
+                alias=c.alias,
+                kind=c.kind,
+                chunk_id=c.chunk_id,
+                document_id=c.document_id,
+                title=c.title[:500],
+                source_file=c.source_file[:700],
+                page=c.page,
+                snippet=c.snippet,
+                position=c.position,
+            )
+            for c in citations
+        ],
+        ignore_conflicts=True,
+    )

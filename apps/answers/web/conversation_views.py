@@ -1,0 +1,187 @@
+"""The chat page's conversation list: rename, delete and search, and what the sidebar, the
+collection picker and the empty state show.
+
+The endpoints answer the page's small script with JSON (`Accept: application/json`) and a plain
+form post with a redirect, so the list still works without JavaScript. Bad input is a 4xx
+with a message; someone else's or a deleted conversation is a 404, as everywhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+from uuid import UUID
+
+from django.conf import settings
+from django.contrib.auth.views import redirect_to_login
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from apps.answers.conversations.selectors import (
+    NotFound,
+    collections_pickable,
+    conversation_collections_chosen,
+    conversation_get,
+    conversations_grouped,
+    conversations_sidebar,
+    example_topics,
+)
+from apps.answers.conversations.services import (
+    ConversationBusy,
+    InvalidTitle,
+    conversation_hide,
+    conversation_title_clean,
+    conversation_title_set,
+)
+from apps.answers.models import Conversation
+
+View = Callable[..., HttpResponse]
+
+
+def chat_sidebar_context(
+    request: HttpRequest, *, user_id: int, conversation: Conversation | None
+) -> dict[str, Any]:
+    """The sidebar (grouped, filtered by `?q=`), the collection picker and the empty state's
+    examples, for the chat page."""
+    # The search box caps its length; a longer hand-typed address is cut, not refused.
+    query = _query(request)[: settings.RAG_CONVERSATION_SEARCH_MAX_CHARS]
+    pickable = collections_pickable(user_id=user_id)
+    chosen = (
+        conversation_collections_chosen(conversation_id=conversation.pk, pickable=pickable)
+        if conversation
+        else []
+    )
+    return {
+        "groups": _groups(user_id, query),
+        "search_query": query,
+        "search_max_chars": settings.RAG_CONVERSATION_SEARCH_MAX_CHARS,
+        "collections": [{"name": c.name, "chosen": c.name in chosen} for c in pickable],
+        "collections_chosen": len(chosen),
+        "examples": [] if conversation else example_topics(user_id=user_id, language=_language()),
+        "chat_strings": chat_strings(),
+    }
+
+
+def chat_strings() -> dict[str, str]:
+    """What the page's scripts show, in the interface language (the scripts hold no text)."""
+    return {
+        "reconnecting": _("Reconnecting…"),
+        "still_sending": _("Still sending the last question…"),
+        "not_connected": _("Not connected yet; please try again in a moment."),
+        "dropped": _("The connection dropped before the question arrived; please ask again."),
+        "unreachable": _("The server could not be reached; please try again."),
+        "collections_all": _("All collections"),
+        # %(chosen)s and %(total)s are filled in by the script.
+        "collections_some": _("Collections: %(chosen)s of %(total)s"),
+        # The answer area: actions, feedback, the source preview and the support badge.
+        "copied": _("Copied."),
+        "copy_failed": _("Could not copy; select the text instead."),
+        "sources": _("Sources"),
+        "page": _("p."),
+        "thanks": _("Thanks for your feedback."),
+        "feedback_failed": _("Your feedback was not saved; please try again."),
+        "preview_failed": _("This source cannot be shown."),
+        "chunk_gone": _("The document has changed since; this is the text the answer cited."),
+        "well_supported": _("Well supported"),
+        "partly_supported": _("Partly supported"),
+        "not_supported": _("Not supported"),
+        # {score} is filled in by the script.
+        "support_score": _("Support score %(score)s of 1") % {"score": "{score}"},
+    }
+
+
+def _groups(user_id: int, query: str) -> list[Any]:
+    conversations = conversations_sidebar(user_id=user_id, query=query)
+    return conversations_grouped(conversations=conversations)
+
+
+def _query(request: HttpRequest) -> str:
+    # PostgreSQL text cannot hold NUL, and no title or answer contains one.
+    return request.GET.get("q", "").replace("\x00", "").strip()
+
+
+def _language() -> str:
+    return get_language() or "en"
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+def _error(code: str, message: str, status: int) -> JsonResponse:
+    return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+
+
+def _signed_in(view: View) -> View:
+    """Signed-in users only: the script gets a 401 it can act on, a browser the login page."""
+
+    @wraps(view)
+    def gated(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if request.user.is_authenticated:
+            return view(request, *args, **kwargs)
+        if _wants_json(request):
+            return _error("unauthenticated", _("Log in first"), 401)
+        return redirect_to_login(request.get_full_path())
+
+    return gated
+
+
+def _owned(request: HttpRequest, conversation_id: UUID) -> Conversation:
+    user_id: int = request.user.pk  # type: ignore[assignment]  # _signed_in ran
+    return conversation_get(conversation_id=conversation_id, user_id=user_id)
+
+
+@require_POST
+@_signed_in
+def conversation_rename(request: HttpRequest, conversation_id: UUID) -> HttpResponse:
+    try:
+        conversation = _owned(request, conversation_id)
+        title = conversation_title_clean(request.POST.get("title"))
+    except NotFound:
+        return _error("not_found", _("No such conversation"), 404)
+    except InvalidTitle as exc:
+        return _error("invalid_request", str(exc), 400)
+    conversation_title_set(conversation_id=conversation.pk, title=title)
+    if _wants_json(request):
+        return JsonResponse({"id": str(conversation.pk), "title": title})
+    return HttpResponseRedirect(reverse("chat-conversation", args=[conversation.pk]))
+
+
+@require_POST
+@_signed_in
+def conversation_delete(request: HttpRequest, conversation_id: UUID) -> HttpResponse:
+    try:
+        conversation_hide(conversation_id=_owned(request, conversation_id).pk)
+    except NotFound:
+        return _error("not_found", _("No such conversation"), 404)
+    except ConversationBusy:
+        message = _("A question in this conversation is still being answered; stop it first.")
+        return _error("conflict", message, 409)
+    if _wants_json(request):
+        return JsonResponse({"id": str(conversation_id), "deleted": True})
+    return HttpResponseRedirect(reverse("chat"))
+
+
+@require_GET
+@_signed_in
+def conversation_search(request: HttpRequest) -> HttpResponse:
+    """The conversation list alone, filtered by `?q=`, for the sidebar's search box."""
+    query = _query(request)
+    if len(query) > settings.RAG_CONVERSATION_SEARCH_MAX_CHARS:
+        message = _("Search for at most %(limit)d characters") % {
+            "limit": settings.RAG_CONVERSATION_SEARCH_MAX_CHARS
+        }
+        return _error("invalid_request", message, 400)
+    user_id: int = request.user.pk  # type: ignore[assignment]  # _signed_in ran
+    context = {
+        "groups": _groups(user_id, query),
+        "search_query": query,
+        "conversation": None,
+        "current_id": request.GET.get("current", ""),
+    }
+    return render(request, "answers/_conversation_list.html", context)

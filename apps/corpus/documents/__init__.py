@@ -1,0 +1,1 @@
+"""Reads of documents and their chunks, and the stored originals."""

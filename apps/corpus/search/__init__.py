@@ -1,0 +1,1 @@
+"""The search index: embedders (and their disk cache), the dense and keyword legs."""

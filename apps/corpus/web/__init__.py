@@ -1,0 +1,1 @@
+"""Document pages for signed-in readers: the original file, its text read in the page, one chunk."""
