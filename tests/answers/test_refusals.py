@@ -14,9 +14,8 @@ from django.test import AsyncClient
 from apps.answers.conversations.selectors import NotFound
 from apps.answers.events import FailureCode
 from apps.answers.turn.entry import RateLimited
-from apps.answers.turn.refusals import REFUSALS, refusal_code
+from apps.answers.turn.refusals import HTTP_STATUS, REFUSALS, refusal_code
 from apps.answers.turn.services import InvalidQuestion
-from apps.answers.web.views import HTTP_STATUS
 from ragplatform.routing import websocket_urlpatterns
 from tests.answers.sockets import socket_login
 

@@ -23,7 +23,9 @@ from django.utils.safestring import SafeString
 from django.utils.text import Truncator
 
 from apps.answers.models import Turn
-from apps.corpus.text import last_sentence_start, sentence_spans, words
+from apps.answers.turn.citation_numbers import split_last_sentence
+from apps.answers.turn.timings import stage_timings, timing_number
+from apps.corpus.text import sentence_spans, words
 
 # --- CSV export ------------------------------------------------------------------------------
 
@@ -139,13 +141,6 @@ class AnswerPiece:
     aliases: tuple[str, ...] = ()
 
 
-def split_last_sentence(segment: str) -> tuple[str, str]:
-    # A marker may stand after the full stop ("... leave. [c1]"): ignore it when looking back.
-    body = segment.rstrip().rstrip(".!?؟…")
-    cut = last_sentence_start(body, abbreviations=False)
-    return segment[:cut], segment[cut:]
-
-
 def answer_pieces(answer: str, marks: Iterable[tuple[int, str]]) -> list[AnswerPiece]:
     """Cut the stored answer (markers stripped) back at the offsets where its markers stood."""
     at: dict[int, list[str]] = {}
@@ -195,19 +190,15 @@ class TimelineBar:
     width_pct: float
 
 
-def _number(value: object) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
 def timeline_bars(timings: Mapping[str, Any]) -> list[TimelineBar]:
     """Spans (stage -> [start, end] ms from the turn start) as bars on one scale."""
     spans: list[tuple[str, float, float]] = []
     for stage, span in (timings.get("spans") or {}).items():
         if isinstance(span, list | tuple) and len(span) == 2:
-            start, end = _number(span[0]), _number(span[1])
+            start, end = timing_number(span[0]), timing_number(span[1])
             if start is not None and end is not None and end >= start:
                 spans.append((str(stage), start, end))
-    total = _number(timings.get("total_ms"))
+    total = timing_number(timings.get("total_ms"))
     if total is not None:
         spans.append(("total", 0.0, total))
     scale = max((end for _, _, end in spans), default=0.0)
@@ -225,28 +216,13 @@ def timeline_bars(timings: Mapping[str, Any]) -> list[TimelineBar]:
     ]
 
 
-def stage_timings(
-    timings: Mapping[str, Any], *, skip: Sequence[str] = ()
-) -> list[tuple[str, float]]:
-    """Numeric leaves of a timings dict, nested stages flattened as `outer.inner`."""
-    out: list[tuple[str, float]] = []
-    for stage, value in timings.items():
-        if stage in skip:
-            continue
-        if isinstance(value, Mapping):
-            out.extend((f"{stage}.{inner}", ms) for inner, ms in stage_timings(value))
-        elif (ms := _number(value)) is not None:
-            out.append((str(stage), ms))
-    return out
-
-
 def scaled_stages(stages: Sequence[tuple[str, float]]) -> list[tuple[str, float, float]]:
     longest = max((ms for _, ms in stages), default=0.0) or 1.0
     return [(stage, ms, ms / longest * 100) for stage, ms in stages]
 
 
 def leg_value(candidate: Mapping[str, Any], leg: str) -> str:
-    rank, score = candidate.get(f"{leg}_rank"), _number(candidate.get(f"{leg}_score"))
+    rank, score = candidate.get(f"{leg}_rank"), timing_number(candidate.get(f"{leg}_score"))
     if rank is None:
         return "–"
     return f"{rank} · {score:.3f}" if score is not None else str(rank)

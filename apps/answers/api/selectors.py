@@ -8,9 +8,9 @@ from uuid import UUID
 
 from django.db.models import Case, Count, F, IntegerField, Prefetch, QuerySet, Value, When
 
-from apps.answers.admin.audit import stage_timings
 from apps.answers.conversations.selectors import conversations_for_user
 from apps.answers.models import Citation, CitationKind, Conversation, Turn
+from apps.answers.turn.timings import stage_timings
 
 
 def conversations_listed(*, user_id: int) -> QuerySet[Conversation]:

@@ -40,8 +40,7 @@ from apps.answers.api.services import (
 from apps.answers.events import FailureCode
 from apps.answers.models import Conversation, Turn, TurnStatus
 from apps.answers.turn.entry import conversation_id_parse
-from apps.answers.turn.refusals import REFUSALS, refusal_code
-from apps.answers.web.views import HTTP_STATUS
+from apps.answers.turn.refusals import HTTP_STATUS, REFUSALS, refusal_code
 from apps.corpus.access import collections_readable
 from apps.corpus.models import Collection
 from ragplatform.api import api_exception_handler, error_response

@@ -1,1 +1,1 @@
-"""Conversations: their writes and reads (the chat sidebar, history, example questions) and the asker's feedback."""
+"""Conversations: their writes and reads (the chat sidebar, the history a turn reads, example questions)."""

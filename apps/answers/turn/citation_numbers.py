@@ -1,4 +1,5 @@
-"""The number a reader sees on each citation chip, shared by the chat page and the audit.
+"""How a stored answer's citations read, shared by the chat page and the audit: the number on
+each citation chip, and the sentence a marker closes.
 
 The chat numbers a turn's cited sources 1, 2, 3 in the order their citation events arrive,
 which is the order of their first place in the answer; stored citations are numbered here
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from apps.answers.models import Citation, CitationKind
+from apps.corpus.text import last_sentence_start
 
 
 def citation_numbers(citations: Iterable[Citation]) -> dict[str, int]:
@@ -20,3 +22,10 @@ def citation_numbers(citations: Iterable[Citation]) -> dict[str, int]:
     # stand at the same offset, as in "[c3][c10]".
     cited.sort(key=lambda c: (c.position is None, c.position or 0, c.pk or 0))
     return {c.alias: number for number, c in enumerate(cited, start=1)}
+
+
+def split_last_sentence(segment: str) -> tuple[str, str]:
+    # A marker may stand after the full stop ("... leave. [c1]"): ignore it when looking back.
+    body = segment.rstrip().rstrip(".!?؟…")
+    cut = last_sentence_start(body, abbreviations=False)
+    return segment[:cut], segment[cut:]

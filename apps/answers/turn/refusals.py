@@ -21,6 +21,16 @@ FAILURE_FOR_REFUSAL: Mapping[type[Exception], FailureCode] = MappingProxyType(
         RateLimited: FailureCode.RATE_LIMITED,
     }
 )
+# The HTTP status of each refusal, for the transports that answer over HTTP.
+HTTP_STATUS: Mapping[FailureCode, int] = MappingProxyType(
+    {
+        FailureCode.INVALID_REQUEST: 400,
+        FailureCode.UNAUTHENTICATED: 401,
+        FailureCode.NOT_FOUND: 404,
+        FailureCode.NOT_ACCEPTABLE: 406,
+        FailureCode.RATE_LIMITED: 429,
+    }
+)
 # What `turn_open` and `turn_get` raise for a request they refuse.
 REFUSALS: tuple[type[Exception], ...] = tuple(FAILURE_FOR_REFUSAL)
 

@@ -12,8 +12,8 @@ import json
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET, require_POST
 
-from apps.answers.conversations.feedback import InvalidFeedback, feedback_parse, turn_feedback_set
 from apps.answers.conversations.selectors import NotFound
+from apps.answers.turn.feedback import InvalidFeedback, feedback_parse, turn_feedback_set
 from apps.answers.web.source_preview import citation_preview_get
 
 MAX_ALIAS_CHARS = 8  # Citation.alias

@@ -13,10 +13,9 @@ from typing import Any
 
 from django.urls import reverse
 
-from apps.answers.admin.audit import split_last_sentence
 from apps.answers.conversations.selectors import NotFound
 from apps.answers.models import Citation, CitationKind, Turn
-from apps.answers.turn.citation_numbers import citation_numbers
+from apps.answers.turn.citation_numbers import citation_numbers, split_last_sentence
 from apps.answers.turn.selectors import turn_get
 from apps.corpus.access import user_collection_ids_readable
 from apps.corpus.documents.reading import (

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import AsyncIterator, Mapping, Sequence
-from types import MappingProxyType
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -36,7 +35,7 @@ from apps.answers.turn.entry import (
     turn_open,
 )
 from apps.answers.turn.live import with_keepalive
-from apps.answers.turn.refusals import REFUSALS, refusal_code
+from apps.answers.turn.refusals import HTTP_STATUS, REFUSALS, refusal_code
 from apps.answers.turn.replay import citations_visible, turn_events_visible
 from apps.answers.turn.selectors import turn_get
 from apps.answers.turn.services import InvalidQuestion
@@ -45,15 +44,6 @@ from apps.corpus.access import user_collection_ids_readable
 
 SSE = "text/event-stream"
 SSE_PING = ": ping\n\n"
-HTTP_STATUS: Mapping[FailureCode, int] = MappingProxyType(
-    {
-        FailureCode.INVALID_REQUEST: 400,
-        FailureCode.UNAUTHENTICATED: 401,
-        FailureCode.NOT_FOUND: 404,
-        FailureCode.NOT_ACCEPTABLE: 406,
-        FailureCode.RATE_LIMITED: 429,
-    }
-)
 MAX_SEQ_DIGITS = 18  # below 2**63: the stored sequence numbers are bigint at most
 _MARK = re.compile(r"(</?mark>)", re.IGNORECASE)
 

@@ -14,10 +14,9 @@ from django.db.models import QuerySet
 from django.urls import reverse
 
 from apps.corpus.documents.selectors import documents_list
-from apps.corpus.ingestion.chunking import BLOCK_SEPARATOR
 from apps.corpus.models import Chunk, Document
 from apps.corpus.parsing import parse_document
-from apps.corpus.parsing.types import CODE, HEAD_ROW, ITEM, ROW, STEP, Block
+from apps.corpus.parsing.types import BLOCK_SEPARATOR, CODE, HEAD_ROW, ITEM, ROW, STEP, Block
 from apps.corpus.text import normalise_text
 
 

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from apps.corpus.parsing import Block
-from apps.corpus.parsing.types import CODE, HEAD_ROW, ITEM, ROW, STEP, TEXT
+from apps.corpus.parsing.types import BLOCK_SEPARATOR, CODE, HEAD_ROW, ITEM, ROW, STEP, TEXT
 from apps.corpus.text import (
     detect_language,
     estimate_tokens,
@@ -28,7 +28,6 @@ from apps.corpus.text import (
 )
 
 CHUNKER_VERSION = "1"
-BLOCK_SEPARATOR = "\n\n"
 
 
 @dataclass(frozen=True)

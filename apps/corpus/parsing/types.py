@@ -13,6 +13,8 @@ DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 HTML = "text/html"
 MARKDOWN = "text/markdown"
 PLAIN_TEXT = "text/plain"
+# A chunk's text is its blocks joined by this; reading a chunk back splits on it.
+BLOCK_SEPARATOR = "\n\n"
 
 # The one list of accepted files: detection, folder ingestion, the upload form and the docs'
 # tests all read it. A file's ending states what it claims to be; detection checks the bytes.
