@@ -119,3 +119,76 @@ def test_modules_and_functions_stay_small(name: str, path: Path) -> None:
         and node.end_lineno - node.lineno + 1 > MAX_FUNCTION_LINES
     ]
     assert long == []
+
+
+# --- Rooms inside an app ------------------------------------------------------------------------
+
+APPS = ("apps.answers", "apps.corpus", "apps.analytics")
+# The app root keeps models, apps, urls and its vocabulary; everything else lives in a room.
+MAX_ROOT_MODULES = {"apps.answers": 8, "apps.corpus": 10, "apps.analytics": 8}
+# Transports, the admin and the commands sit on top: they call the rooms below them, never each
+# other, and nothing below imports them (the app's urls.py, which wires them, is at the root).
+TOP_ROOMS = frozenset({"web", "api", "admin", "management"})
+# Further one-way rules between rooms below the top: room -> the rooms it may not import.
+BELOW = {
+    "apps.answers": {
+        "conversations": {"turn", "evaluation"},
+        "turn": {"evaluation"},
+        **{
+            room: {"turn", "conversations", "evaluation"}
+            for room in ("composing", "retrieval", "routing", "streaming", "providers")
+        },
+    },
+    "apps.corpus": {
+        "documents": {"ingestion", "uploads"},
+        "search": {"ingestion", "uploads", "documents"},
+        "ingestion": {"uploads"},
+        "parsing": {"ingestion", "uploads", "documents", "search"},
+        "text": {"ingestion", "uploads", "documents", "search", "parsing"},
+    },
+    "apps.analytics": {"counts": {"dashboard"}},
+}
+
+
+def _room(module: str) -> tuple[str, str] | None:
+    """(app, room) of a module inside a room; None for the app root and outside the apps."""
+    app = next((a for a in APPS if module.startswith(a + ".")), None)
+    if app is None:
+        return None
+    rest = module[len(app) + 1 :].split(".")
+    return (app, rest[0]) if len(rest) > 1 else None
+
+
+def _room_import_wrong(module: str, target: str) -> bool:
+    source, goal = _room(module), _room(target)
+    if source is None or goal is None or source[0] != goal[0] or source[1] == goal[1]:
+        return False
+    app, room = source
+    if goal[1] in TOP_ROOMS:
+        return True
+    return goal[1] in BELOW.get(app, {}).get(room, set())
+
+
+def test_rooms_import_one_way() -> None:
+    wrong = [
+        f"{module} imports {target}"
+        for module, targets in _graph().items()
+        for target in targets
+        if _room_import_wrong(module, target)
+    ]
+    assert wrong == []
+
+
+def test_the_room_rule_sees_a_wrong_import() -> None:
+    assert _room_import_wrong("apps.answers.turn.entry", "apps.answers.web.views")
+    assert _room_import_wrong("apps.answers.api.views", "apps.answers.web.views")
+    assert _room_import_wrong("apps.answers.conversations.services", "apps.answers.turn.services")
+    assert not _room_import_wrong("apps.answers.web.views", "apps.answers.turn.entry")
+    assert not _room_import_wrong("apps.answers.urls", "apps.answers.web.views")
+
+
+@pytest.mark.parametrize("app", APPS)
+def test_app_roots_keep_few_modules(app: str) -> None:
+    root = ROOT.joinpath(*app.split("."))
+    modules = sorted(p.name for p in root.glob("*.py"))
+    assert len(modules) <= MAX_ROOT_MODULES[app], f"{app} has {len(modules)} root modules: {modules}"
