@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: serve test install lint typecheck migrations-check unit e2e bootstrap worker clean-data
+.PHONY: serve test quick install lint typecheck migrations-check unit e2e bootstrap worker clean-data
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,8 +36,14 @@ typecheck:
 migrations-check:
 	$(BIN)/python manage.py makemigrations --check --dry-run
 
+# CI prints the 25 slowest tests, so a test that grew slow is seen.
 unit:
-	$(BIN)/pytest -m "not e2e" -q
+	$(BIN)/pytest -m "not e2e" -q --durations=25
+
+## The inner loop: the unit tests without the model server, server processes or the browser,
+## on a test database kept between runs, stopping at the first failure.
+quick: install
+	$(BIN)/pytest -m "not e2e and not llm and not processes" -q -x --reuse-db -p no:cacheprovider
 
 # Browser tests run in their own pytest process: pytest-asyncio's shared loop breaks them otherwise.
 e2e:

@@ -135,6 +135,7 @@ call_command("worker", "--batch", "--no-startup-delay")
 """
 
 
+@pytest.mark.processes
 @pytest.mark.django_db(transaction=True)
 def test_a_worker_with_an_empty_media_folder_ingests_an_uploaded_file(tmp_path: Path) -> None:
     document = document_submit(
@@ -181,6 +182,7 @@ def _worker(database: str, env: dict[str, str]) -> subprocess.Popen[str]:
     )
 
 
+@pytest.mark.processes
 @pytest.mark.django_db(transaction=True)
 def test_a_document_whose_worker_was_killed_is_reclaimed_and_finished_by_another(
     tmp_path: Path, settings: LazySettings
