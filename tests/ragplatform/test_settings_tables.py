@@ -1,19 +1,58 @@
-"""The settings tables: read as the settings were, and typed for mypy."""
+"""The settings tables: read as the settings, typed for mypy, and the guide written from them."""
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from pathlib import Path
 from typing import get_type_hints
 
 import pytest
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from django.core.management import call_command
 
 from ragplatform.settings_tables import ROWS, names, setting_read
+from ragplatform.settings_tables.guide import GUIDE, guide_rendered, guide_variables, secret_files
 from ragplatform.settings_tables.rows import PYTHON_TYPES, Row, path_default, row_read
 
 SETTINGS_SOURCE = (Path(settings.BASE_DIR) / "ragplatform" / "settings.py").read_text("utf-8")
 BOUNDED = [row for row in ROWS if row.kind in {"int", "float"}]
+
+
+def _guide() -> str:
+    return GUIDE.read_text(encoding="utf-8")
+
+
+def test_the_guide_is_written_from_the_tables() -> None:
+    assert guide_rendered(_guide()) == _guide(), (
+        f"{GUIDE.name}'s Default or Allowed cells are stale: run `python manage.py settings_guide`"
+    )
+
+
+def test_the_guide_check_command_passes() -> None:
+    call_command("settings_guide", "--check")
+
+
+def test_every_row_is_documented_once() -> None:
+    counts = Counter(guide_variables(_guide()))
+    assert {row.name for row in ROWS if counts[row.name] != 1} == set()
+
+
+def test_every_documented_variable_is_a_row() -> None:
+    # guide_variables only knows rows, so look at every first cell that looks like a variable.
+    first_cells = re.findall(r"^\| ([A-Z][A-Z0-9_]+) \|", _guide(), flags=re.MULTILINE)
+    known = {row.name for row in ROWS} | set(secret_files())
+    assert set(first_cells) - known == set()
+    assert Counter(guide_variables(_guide())) == Counter(first_cells)
+
+
+def test_purposes_leave_defaults_and_bounds_to_their_columns() -> None:
+    # A default or a bound written in the prose would go stale unseen when a row changes.
+    for line in _guide().splitlines():
+        if re.match(r"^\| [A-Z][A-Z0-9_]+ \|", line):
+            purpose = line.rsplit(" | ", 1)[-1]
+            assert not re.search(r"\bDefault\b|\bBetween [\d.]+ and [\d.]+", purpose), line
 
 
 def test_names_declares_every_global_with_its_type() -> None:
