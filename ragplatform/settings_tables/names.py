@@ -1,0 +1,102 @@
+"""The globals the settings tables set, with their Python types, for mypy and django-stubs.
+
+settings.py sets them in a loop that type checkers cannot follow, and imports this module
+only when type checking; tests/ragplatform/test_settings_tables.py keeps it equal to the rows.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+# web and security
+RAG_ENV: str
+DATA_DIR: Path
+STATIC_ROOT: Path
+DEBUG: bool
+ALLOWED_HOSTS: list[str]
+CSRF_TRUSTED_ORIGINS: list[str]
+SECURE_HSTS_INCLUDE_SUBDOMAINS: bool
+SECURE_HSTS_PRELOAD: bool
+RAG_PROXY_COUNT: int
+AXES_FAILURE_LIMIT: int
+
+# database
+DATABASE_POOL: bool
+RAG_DB_THREADS: int
+RAG_DB_SEARCH_THREADS: int
+
+# task workers
+RAG_WORKER_HEARTBEAT_S: float
+RAG_WORKER_STALE_S: float
+RAG_DOCUMENT_LEASE_S: float
+RAG_DOCUMENT_SWEEP_S: float
+RAG_DOCUMENT_MAX_ATTEMPTS: int
+
+# ingestion
+RAG_ORIGINALS_STORAGE: str
+MEDIA_ROOT: Path
+RAG_DEMO_DOCS_DIR: Path
+RAG_MAX_UPLOAD_BYTES: int
+RAG_MAX_REQUEST_BYTES: int
+RAG_UPLOADS_PER_HOUR: int
+RAG_KEPT_UPLOADS_HOURS: float
+RAG_ADMIN_PROGRESS_POLL_S: float
+RAG_CHUNK_MAX_WORDS: int
+RAG_CHUNK_OVERLAP_WORDS: int
+
+# providers and models
+RAG_EMBEDDER: str
+RAG_EMBEDDING_MODEL: str
+RAG_EMBEDDING_MODEL_ID: str
+RAG_EMBEDDING_DIMENSIONS: int
+RAG_EMBEDDING_BATCH: int
+RAG_EMBED_THREADS: int
+RAG_EMBEDDING_CACHE_DIR: Path
+OPENAI_BASE_URL: str
+OPENAI_API_KEY: str
+RAG_CHAT_MODEL: str
+RAG_CHAT_TIMEOUT_S: float
+RAG_CHAT_FIRST_TOKEN_TIMEOUT_S: float
+RAG_EXPANSION_TIMEOUT_S: float
+RAG_SMALL_TALK_TIMEOUT_S: float
+RAG_RERANK: str
+RAG_RERANK_BASE_URL: str
+RAG_RERANK_MODEL: str
+RAG_RERANK_TIMEOUT_S: float
+
+# answers
+RAG_MAX_QUESTION_CHARS: int
+RAG_ASKS_PER_MINUTE: int
+RAG_MAX_COLLECTIONS_PER_QUESTION: int
+RAG_ROUTER: str
+RAG_ROUTER_TIMEOUT_S: float
+RAG_ROUTER_BUMP_THRESHOLD: float
+RAG_ROUTER_CLARIFY_THRESHOLD: float
+RAG_CLARIFY_TOPICS_WAIT_S: float
+RAG_COMPOSER: str
+RAG_MIN_EVIDENCE: float
+RAG_MIN_ANSWERABILITY: float
+
+# retrieval
+RAG_REWRITE_TIMEOUT_S: float
+RAG_HNSW_EF_SEARCH: int
+RAG_KEYWORD_SCORING: str
+RAG_FUSION: str
+RAG_FUSION_DENSE_SHARE: float
+RAG_CONTEXT_BUDGET_TOKENS: int
+
+# answers in flight
+RAG_TURN_LEASE_S: float
+RAG_TURN_ABANDON_S: float
+RAG_TURN_FOLLOW_CHECK_S: float
+RAG_KEEPALIVE_S: float
+
+# conversations
+RAG_DELETED_CONVERSATION_RETENTION_DAYS: int
+RAG_SIDEBAR_CONVERSATIONS: int
+RAG_CONVERSATION_SEARCH_MAX_CHARS: int
+RAG_FEEDBACK_COMMENT_MAX_CHARS: int
+
+# analytics
+RAG_DASHBOARD_MAX_DAYS: int
+RAG_CATEGORY_THRESHOLD: float

