@@ -90,8 +90,15 @@ def chat_strings() -> dict[str, str]:
         "well_supported": _("Well supported"),
         "partly_supported": _("Partly supported"),
         "not_supported": _("Not supported"),
-        # {score} is filled in by the script.
-        "support_score": _("Support score %(score)s of 1") % {"score": "{score}"},
+        # %(score)s and %(message)s are filled in by the script.
+        "support_score": _("Support score %(score)s of 1"),
+        # The answer as it streams: its sources and results, and its end, said once.
+        "source": _("Source"),
+        "relevance": _("Relevance, relative to the best match"),
+        "no_results": _("No matching documents."),
+        "stopped": _("Stopped."),
+        "answer_done": _("The answer is complete."),
+        "answer_failed": _("The answer could not be completed. %(message)s"),
     }
 
 

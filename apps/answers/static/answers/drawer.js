@@ -1,31 +1,29 @@
 /* Phones: below 720 px the conversation list is a drawer behind the menu button. */
-(() => {
-  "use strict";
 
-  const app = document.getElementById("app");
-  const sidebar = document.getElementById("sidebar");
-  const button = document.getElementById("drawer-button");
-  const close = document.getElementById("drawer-close");
-  const backdrop = document.getElementById("drawer-backdrop");
-  const dialog = document.getElementById("delete-dialog");
-  if (!app || !sidebar || !button) return;
+import { show } from "../ragplatform/helpers.js";
 
-  const isOpen = () => app.classList.contains("drawer-open");
+const app = document.getElementById("app");
+const sidebar = document.getElementById("sidebar");
+const button = document.getElementById("drawer-button");
+const close = document.getElementById("drawer-close");
+const backdrop = document.getElementById("drawer-backdrop");
+const dialog = document.getElementById("delete-dialog");
 
-  function setOpen(open) {
-    app.classList.toggle("drawer-open", open);
-    button.setAttribute("aria-expanded", String(open));
-    backdrop.hidden = !open;
-    if (open) sidebar.querySelector(".new-chat")?.focus();
-    else if (sidebar.contains(document.activeElement)) button.focus();
-  }
+const isOpen = () => app.classList.contains("drawer-open");
 
-  button.addEventListener("click", () => setOpen(!isOpen()));
-  close?.addEventListener("click", () => setOpen(false));
-  backdrop.addEventListener("click", () => setOpen(false));
-  document.addEventListener("keydown", (event) => {
-    if (event.key === "Escape" && isOpen() && !dialog?.open) setOpen(false);
-  });
-  // Back to a wide screen (a rotated tablet): the sidebar is a column again, not a drawer.
-  window.matchMedia("(max-width: 720px)").addEventListener("change", () => setOpen(false));
-})();
+function setOpen(open) {
+  app.classList.toggle("drawer-open", open);
+  button.setAttribute("aria-expanded", String(open));
+  show(backdrop, open);
+  if (open) sidebar.querySelector(".new-chat")?.focus();
+  else if (sidebar.contains(document.activeElement)) button.focus();
+}
+
+button.addEventListener("click", () => setOpen(!isOpen()));
+close?.addEventListener("click", () => setOpen(false));
+backdrop.addEventListener("click", () => setOpen(false));
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && isOpen() && !dialog?.open) setOpen(false);
+});
+// Back to a wide screen (a rotated tablet): the sidebar is a column again, not a drawer.
+window.matchMedia("(max-width: 720px)").addEventListener("change", () => setOpen(false));

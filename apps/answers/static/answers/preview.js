@@ -6,111 +6,103 @@
  * link, which reads the document in the page. Esc closes the panel and focus returns to the
  * chip that opened it. Text only ever becomes text nodes.
  */
-(() => {
-  "use strict";
 
-  const panel = document.getElementById("source-panel");
-  const messages = document.getElementById("messages");
-  if (!panel || !messages) return;
-  // Every word it shows comes from the page, in the interface language.
-  const strings = JSON.parse(document.getElementById("chat-strings")?.textContent || "{}");
-  const $ = (selector) => panel.querySelector(selector);
-  const state = { opener: null, previous: null, next: null, request: 0 };
+import { fetchJson, fillUrl, localUrl, pageStrings } from "../ragplatform/helpers.js";
 
-  function localUrl(url) {
-    return typeof url === "string" && /^\/(?!\/)/.test(url) ? url : null;
+const panel = document.getElementById("source-panel");
+const messages = document.getElementById("messages");
+const chat = document.getElementById("chat");
+// Every word it shows comes from the page, in the interface language.
+const strings = pageStrings();
+const $ = (selector) => panel.querySelector(selector);
+const state = { opener: null, previous: null, next: null, request: 0 };
+
+function renderChunk(chunk, highlight) {
+  const box = $(".source-chunk");
+  const text = String(chunk.text ?? "");
+  box.replaceChildren();
+  if (Array.isArray(highlight) && highlight.length === 2) {
+    const [start, end] = highlight;
+    const mark = document.createElement("mark");
+    mark.className = "cited-sentence";
+    mark.textContent = text.slice(start, end);
+    box.append(text.slice(0, start), mark, text.slice(end));
+    requestAnimationFrame(() => mark.scrollIntoView({ block: "nearest" }));
+  } else {
+    box.append(text);
+    box.scrollTop = 0;
   }
+  $(".source-heading").textContent = chunk.heading || "";
+  $(".source-heading").hidden = !chunk.heading;
+  state.previous = localUrl(chunk.previous_url);
+  state.next = localUrl(chunk.next_url);
+  $(".source-previous").disabled = !state.previous;
+  $(".source-next").disabled = !state.next;
+  const read = localUrl(chunk.read_url);
+  $(".source-open").hidden = !read;
+  if (read) $(".source-open").href = read;
+}
 
-  function renderChunk(chunk, highlight) {
-    const box = $(".source-chunk");
-    const text = String(chunk.text ?? "");
-    box.replaceChildren();
-    if (Array.isArray(highlight) && highlight.length === 2) {
-      const [start, end] = highlight;
-      const mark = document.createElement("mark");
-      mark.className = "cited-sentence";
-      mark.textContent = text.slice(start, end);
-      box.append(text.slice(0, start), mark, text.slice(end));
-      requestAnimationFrame(() => mark.scrollIntoView({ block: "nearest" }));
-    } else {
-      box.append(text);
-      box.scrollTop = 0;
-    }
-    $(".source-heading").textContent = chunk.heading || "";
-    $(".source-heading").hidden = !chunk.heading;
-    state.previous = localUrl(chunk.previous_url);
-    state.next = localUrl(chunk.next_url);
-    $(".source-previous").disabled = !state.previous;
-    $(".source-next").disabled = !state.next;
-    const read = localUrl(chunk.read_url);
-    $(".source-open").hidden = !read;
-    if (read) $(".source-open").href = read;
+function renderPreview(preview) {
+  $("#source-panel-title").textContent = `[${preview.number ?? ""}] ${preview.title}`;
+  const page = preview.chunk.page ? ` · ${strings.page} ${preview.chunk.page}` : "";
+  $(".source-meta").textContent = `${preview.collection} · ${preview.filename}${page}`;
+  $(".source-download").href = localUrl(preview.download_url) ?? "#";
+  renderChunk(preview.chunk, preview.chunk.highlight);
+  if (preview.chunk.index < 0) $(".source-heading").textContent = strings.chunk_gone ?? "";
+  $(".source-heading").hidden = !$(".source-heading").textContent;
+}
+
+function failed() {
+  $("#source-panel-title").textContent = strings.preview_failed ?? "";
+  $(".source-meta").textContent = "";
+  $(".source-chunk").replaceChildren();
+  for (const selector of [".source-previous", ".source-next"]) $(selector).disabled = true;
+}
+
+async function load(url, render) {
+  const request = ++state.request; // a later click wins over a slow earlier answer
+  panel.setAttribute("aria-busy", "true");
+  try {
+    const body = await fetchJson(url);
+    if (request === state.request) render(body);
+  } catch {
+    if (request === state.request) failed();
+  } finally {
+    if (request === state.request) panel.removeAttribute("aria-busy");
   }
+}
 
-  function renderPreview(preview) {
-    $("#source-panel-title").textContent = `[${preview.number ?? ""}] ${preview.title}`;
-    const page = preview.chunk.page ? ` · ${strings.page} ${preview.chunk.page}` : "";
-    $(".source-meta").textContent = `${preview.collection} · ${preview.filename}${page}`;
-    $(".source-download").href = localUrl(preview.download_url) ?? "#";
-    renderChunk(preview.chunk, preview.chunk.highlight);
-    if (preview.chunk.index < 0) $(".source-heading").textContent = strings.chunk_gone ?? "";
-    $(".source-heading").hidden = !$(".source-heading").textContent;
+function open(link) {
+  const turn = link.closest("li.turn")?.dataset.turn;
+  if (!turn) return false;
+  state.opener = link;
+  panel.hidden = false;
+  document.body.classList.add("source-open");
+  $(".source-panel-close").focus();
+  load(fillUrl(chat.dataset.sourceUrl, turn, link.dataset.alias), renderPreview);
+  return true;
+}
+
+function close() {
+  if (panel.hidden) return;
+  panel.hidden = true;
+  document.body.classList.remove("source-open");
+  state.opener?.focus();
+  state.opener = null;
+}
+
+messages.addEventListener("click", (event) => {
+  const link = event.target.closest("a[data-alias]");
+  if (!link || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+  if (open(link)) event.preventDefault();
+});
+$(".source-panel-close").addEventListener("click", close);
+$(".source-previous").addEventListener("click", () => state.previous && load(state.previous, renderChunk));
+$(".source-next").addEventListener("click", () => state.next && load(state.next, renderChunk));
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && !panel.hidden) {
+    event.preventDefault();
+    close();
   }
-
-  function failed() {
-    $("#source-panel-title").textContent = strings.preview_failed ?? "";
-    $(".source-meta").textContent = "";
-    $(".source-chunk").replaceChildren();
-    for (const selector of [".source-previous", ".source-next"]) $(selector).disabled = true;
-  }
-
-  async function load(url, render) {
-    const request = ++state.request; // a later click wins over a slow earlier answer
-    panel.setAttribute("aria-busy", "true");
-    try {
-      const response = await fetch(url, { headers: { Accept: "application/json" } });
-      if (!response.ok) throw new Error(String(response.status));
-      const body = await response.json();
-      if (request === state.request) render(body);
-    } catch {
-      if (request === state.request) failed();
-    } finally {
-      if (request === state.request) panel.removeAttribute("aria-busy");
-    }
-  }
-
-  function open(link) {
-    const turn = link.closest("li.turn")?.dataset.turn;
-    if (!turn) return false;
-    state.opener = link;
-    panel.hidden = false;
-    document.body.classList.add("source-open");
-    $(".source-panel-close").focus();
-    const alias = encodeURIComponent(link.dataset.alias);
-    load(`/turns/${encodeURIComponent(turn)}/sources/${alias}/`, renderPreview);
-    return true;
-  }
-
-  function close() {
-    if (panel.hidden) return;
-    panel.hidden = true;
-    document.body.classList.remove("source-open");
-    state.opener?.focus();
-    state.opener = null;
-  }
-
-  messages.addEventListener("click", (event) => {
-    const link = event.target.closest("a[data-alias]");
-    if (!link || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
-    if (open(link)) event.preventDefault();
-  });
-  $(".source-panel-close").addEventListener("click", close);
-  $(".source-previous").addEventListener("click", () => state.previous && load(state.previous, renderChunk));
-  $(".source-next").addEventListener("click", () => state.next && load(state.next, renderChunk));
-  document.addEventListener("keydown", (event) => {
-    if (event.key === "Escape" && !panel.hidden) {
-      event.preventDefault();
-      close();
-    }
-  });
-})();
+});
