@@ -213,7 +213,7 @@ STORAGES = {
     "staticfiles": {
         "BACKEND": (
             # Hashed, compressed names that may be cached forever; needs `collectstatic`.
-            "whitenoise.storage.CompressedManifestStaticFilesStorage"
+            "ragplatform.static_storage.StaticFilesStorage"
             if _production
             else "django.contrib.staticfiles.storage.StaticFilesStorage"
         )

@@ -121,3 +121,16 @@ def test_templates_have_no_inline_scripts_or_handlers() -> None:
         for tag in re.findall(r"<script\b[^>]*>", text, re.IGNORECASE):
             assert "src=" in tag or 'type="application/json"' in tag, f"{template}: {tag}"
         assert not handler.search(text), f"{template}: inline event handler"
+
+
+def test_collected_scripts_import_each_other_by_their_hashed_names(tmp_path: Path) -> None:
+    done = _run(
+        ["manage.py", "collectstatic", "--noinput", "-v0"],
+        **PRODUCTION,
+        RAG_STATIC_ROOT=str(tmp_path),
+    )
+    assert done.returncode == 0, done.stderr
+    manifest = json.loads((tmp_path / "staticfiles.json").read_text())["paths"]
+    chat = (tmp_path / manifest["answers/chat.js"]).read_text(encoding="utf-8")
+    helpers = Path(manifest["ragplatform/helpers.js"]).name
+    assert f'from "../ragplatform/{helpers}"' in chat
