@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 from django.conf import LazySettings
+from pytest_django import DjangoDbBlocker
 
 from apps.corpus.search.embedders import embedder_override
 from tests.factories import CollectionFactory
@@ -70,3 +72,32 @@ def embedder() -> Iterator[CountingEmbedder]:
 @pytest.fixture
 def collection(db: None) -> object:
     return CollectionFactory()
+
+
+def _migration_seeds_apply() -> None:
+    """The rows the migrations seed (the roles and the starter categories), from the
+    migrations' own lists; idempotent."""
+    from django.contrib.auth.models import Group, Permission
+
+    from apps.analytics.models import Category
+
+    roles = importlib.import_module(
+        "apps.analytics.migrations.0008_roles_readers_editors_auditors_analysts"
+    ).ROLES
+    for name, codenames in roles.items():
+        group, _ = Group.objects.get_or_create(name=name)
+        for app_label, codename in codenames:
+            group.permissions.add(
+                Permission.objects.get(content_type__app_label=app_label, codename=codename)
+            )
+    starter = importlib.import_module("apps.analytics.migrations.0002_seed_starter_categories")
+    for name, description in starter.STARTER:
+        Category.objects.get_or_create(name=name, defaults={"description": description})
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> None:
+    """A test database kept between runs (`make quick`, --reuse-db) was flushed by the last
+    run's transactional tests, seeded rows included: seed them again before any test."""
+    with django_db_blocker.unblock():
+        _migration_seeds_apply()
