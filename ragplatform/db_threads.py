@@ -7,6 +7,10 @@ queue behind one another on a single thread. A call is one unit: a transaction n
 two calls. Searches (the heavy queries and the query embedding of retrieval) have threads of
 their own, so a turn's quick writes, such as its classification event, never wait behind the
 searches of every turn that arrived with it.
+
+Async code reaches the database through `db_call` only, detached or not, so the choice of
+thread is made here and nowhere else (tests/test_architecture.py keeps `sync_to_async` out of
+the apps).
 """
 
 from __future__ import annotations
@@ -40,9 +44,19 @@ def db_threads(lane: Lane = "answers") -> ThreadPoolExecutor:
         return _pools[lane]
 
 
-def db_run(call: Callable[_P, _R], *, lane: Lane = "answers") -> Callable[_P, Awaitable[_R]]:
-    """`call` made awaitable on the database threads, its connection given back after."""
+def db_call(call: Callable[_P, _R], *, lane: Lane = "answers") -> Callable[_P, Awaitable[_R]]:
+    """`call` made awaitable: the one way async code reaches the database.
 
+    Inside `db_threads_detached()` (and the tasks it starts) it runs on the lane's database
+    threads and gives its connection back after; elsewhere on the caller's own thread, as
+    `sync_to_async` does: a request's thread, or the thread of a synchronous caller under
+    `async_to_sync`, whose connection and transaction it shares."""
+    if _detached.get():
+        return _on_db_threads(call, lane=lane)
+    return sync_to_async(call)
+
+
+def _on_db_threads(call: Callable[_P, _R], *, lane: Lane) -> Callable[_P, Awaitable[_R]]:
     def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         close_old_connections()  # one kept (DATABASE_CONN_MAX_AGE) may have gone bad meanwhile
         try:
@@ -53,18 +67,10 @@ def db_run(call: Callable[_P, _R], *, lane: Lane = "answers") -> Callable[_P, Aw
     return sync_to_async(run, thread_sensitive=False, executor=db_threads(lane))
 
 
-def db_call(call: Callable[_P, _R], *, lane: Lane = "answers") -> Callable[_P, Awaitable[_R]]:
-    """`call` made awaitable: on the database threads inside `db_threads_detached()`, else on
-    the caller's own thread as `sync_to_async` does (a request's thread, or the thread of a
-    synchronous caller under `async_to_sync`, whose connection and transaction it shares)."""
-    if _detached.get():
-        return db_run(call, lane=lane)
-    return sync_to_async(call)
-
-
 @contextmanager
 def db_threads_detached() -> Iterator[None]:
-    """Within this block (and the tasks it starts), `db_call` uses the database threads."""
+    """Within this block (and the tasks it starts), `db_call` uses the database threads: for
+    work that belongs to no caller's thread (a launched turn, a socket, a follower)."""
     token = _detached.set(True)
     try:
         yield

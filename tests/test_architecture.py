@@ -191,4 +191,44 @@ def test_the_room_rule_sees_a_wrong_import() -> None:
 def test_app_roots_keep_few_modules(app: str) -> None:
     root = ROOT.joinpath(*app.split("."))
     modules = sorted(p.name for p in root.glob("*.py"))
-    assert len(modules) <= MAX_ROOT_MODULES[app], f"{app} has {len(modules)} root modules: {modules}"
+    assert len(modules) <= MAX_ROOT_MODULES[app], (
+        f"{app} has {len(modules)} root modules: {modules}"
+    )
+
+
+# --- One way from async code to the database ----------------------------------------------------
+
+# Async code in the apps reaches the database through `ragplatform.db_threads.db_call`, which
+# picks the thread (the caller's, or a database thread when detached); a module that must hand
+# something else to a thread says why and is listed here.
+SYNC_TO_ASYNC_ALLOWED: frozenset[str] = frozenset()
+_SYNC_TO_ASYNC_MODULES = frozenset({"asgiref.sync", "channels.db"})
+_SYNC_TO_ASYNC_NAMES = frozenset({"sync_to_async", "SyncToAsync", "database_sync_to_async", "*"})
+
+
+def _imports_sync_to_async(source: str) -> bool:
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module in _SYNC_TO_ASYNC_MODULES:
+            names = {alias.name for alias in node.names}
+            if names & _SYNC_TO_ASYNC_NAMES:
+                return True
+        elif isinstance(node, ast.Import) and {a.name for a in node.names} & _SYNC_TO_ASYNC_MODULES:
+            return True
+    return False
+
+
+def test_async_code_reaches_the_database_one_way() -> None:
+    importing = [
+        name
+        for name, path in _modules()
+        if name.startswith("apps.") and _imports_sync_to_async(path.read_text(encoding="utf-8"))
+    ]
+    assert sorted(set(importing) - SYNC_TO_ASYNC_ALLOWED) == []
+
+
+def test_the_one_way_rule_sees_sync_to_async() -> None:
+    assert _imports_sync_to_async("from asgiref.sync import async_to_sync, sync_to_async")
+    assert _imports_sync_to_async("def f():\n    from channels.db import database_sync_to_async")
+    assert _imports_sync_to_async("import asgiref.sync")
+    assert not _imports_sync_to_async("from asgiref.sync import async_to_sync")
+    assert not _imports_sync_to_async("from ragplatform.db_threads import db_call")

@@ -4,12 +4,12 @@ a document once its lease has expired."""
 from __future__ import annotations
 
 import threading
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 from django.conf import LazySettings
-from django.db import connections
+from django.db import connection, connections
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
@@ -90,6 +90,37 @@ def test_a_long_step_keeps_its_lease_alive(settings: LazySettings) -> None:
         assert document.lease_expires_at > timezone.now() + timedelta(seconds=1)
     assert documents_reclaim().requeued == ()
     connections.close_all()
+
+
+def _database_now() -> datetime:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement_timestamp()")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.parametrize("skew", [timedelta(days=-1), timedelta(days=1)], ids=["behind", "ahead"])
+def test_the_lease_keeps_to_the_database_clock_whatever_the_workers_clock(
+    settings: LazySettings, monkeypatch: pytest.MonkeyPatch, skew: timedelta
+) -> None:
+    settings.RAG_DOCUMENT_LEASE_S = 120
+    lapsed = _died_while_processing(attempts=1)  # five minutes ago, by every clock
+    live = DocumentFactory.create(status=DocumentStatus.PENDING)
+    real_now = timezone.now
+    monkeypatch.setattr(timezone, "now", lambda: real_now() + skew)  # this machine's clock is off
+
+    document_claim(document_id=live.pk)
+    assert document_lease_renew(document_id=live.pk)
+    granted = Document.objects.get(pk=live.pk).lease_expires_at
+    assert granted is not None
+    assert timedelta(seconds=100) < granted - _database_now() <= timedelta(seconds=120)
+
+    # A sweep on a machine whose clock is off the other way, then on a right one: the live
+    # document stays, the lapsed one is taken back.
+    monkeypatch.setattr(timezone, "now", lambda: real_now() - skew)
+    assert documents_reclaim().requeued == (lapsed.pk,)
+    monkeypatch.setattr(timezone, "now", real_now)
+    assert documents_reclaim().requeued == ()
+    assert Document.objects.get(pk=live.pk).status == DocumentStatus.PROCESSING
 
 
 def test_an_expired_lease_is_requeued_while_attempts_remain(

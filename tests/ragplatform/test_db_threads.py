@@ -11,7 +11,7 @@ from asgiref.sync import async_to_sync
 from django.conf import settings
 from django.db import connection
 
-from ragplatform.db_threads import db_call, db_run, db_threads_detached
+from ragplatform.db_threads import db_call, db_threads_detached
 
 pytestmark = pytest.mark.django_db(transaction=True)
 pooled = pytest.mark.skipif(not settings.DATABASE_POOL, reason="DATABASE_POOL is off")
@@ -30,22 +30,25 @@ def _borrowed() -> int:
 
 @pooled
 async def test_calls_give_their_connection_back_to_the_pool() -> None:
-    await db_run(_backend)()  # the pool is open
-    before = _borrowed()
-    await asyncio.gather(*(db_run(_backend)() for _ in range(8)))
+    with db_threads_detached():
+        await db_call(_backend)()  # the pool is open
+        before = _borrowed()
+        await asyncio.gather(*(db_call(_backend)() for _ in range(8)))
     assert _borrowed() == before
 
 
 async def test_independent_calls_run_at_once() -> None:
     # With one thread for everything, the first call would wait for a second that never runs.
     both = threading.Barrier(2, timeout=5)
-    await asyncio.gather(db_run(both.wait)(), db_run(both.wait)())
+    with db_threads_detached():
+        await asyncio.gather(db_call(both.wait)(), db_call(both.wait)())
 
 
 @pooled
 async def test_many_calls_share_a_few_pooled_connections() -> None:
     max_size = int(connection.pool.max_size)  # type: ignore[attr-defined]
-    backends = await asyncio.gather(*(db_run(_backend)() for _ in range(40)))
+    with db_threads_detached():
+        backends = await asyncio.gather(*(db_call(_backend)() for _ in range(40)))
     # Without the pool each call would open (and close) a connection of its own.
     assert len(set(backends)) <= max_size < 40
 
@@ -58,8 +61,9 @@ async def test_connections_are_bounded_while_calls_queue() -> None:
             )
             return int(cursor.fetchone()[0])
 
-    before = await db_run(sessions)()
-    counts = await asyncio.gather(*(db_run(sessions)() for _ in range(30)))
+    with db_threads_detached():
+        before = await db_call(sessions)()
+        counts = await asyncio.gather(*(db_call(sessions)() for _ in range(30)))
     assert max(counts) <= before + settings.RAG_DB_THREADS
 
 
@@ -75,3 +79,14 @@ def test_a_call_keeps_to_its_callers_thread_unless_detached() -> None:
     attached, detached = async_to_sync(where)()
     assert attached is here  # a synchronous caller's thread, with its transaction
     assert detached is not here and detached.name.startswith("db")
+
+
+def test_searches_have_threads_of_their_own() -> None:
+    async def names() -> tuple[str, str]:
+        with db_threads_detached():
+            answers = await db_call(threading.current_thread)()
+            search = await db_call(threading.current_thread, lane="search")()
+        return answers.name, search.name
+
+    answers, search = async_to_sync(names)()
+    assert answers.startswith("db-answers") and search.startswith("db-search")

@@ -3,8 +3,8 @@
 A turn's model calls are spread over stages and tasks (router, rewrite, expansion, composer,
 small talk, follow-ups), and one chat model instance serves every concurrent turn of a
 process. So the chat model adds each call's usage to the meter of the turn it runs for,
-found through a context variable: asyncio tasks and `sync_to_async` threads started inside
-the turn inherit it, other turns never see it.
+found through a context variable: asyncio tasks and the threads they hand work to (`db_call`,
+`asyncio.to_thread`) inherit it, other turns never see it.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from apps.answers.turn.notices import Notice
 from apps.answers.turn.replay import turn_events_visible
 from apps.answers.turn.selectors import turn_events_since
 from apps.corpus.access import user_collection_ids_readable
-from ragplatform.db_threads import db_run
+from ragplatform.db_threads import db_call, db_threads_detached
 
 
 @dataclass(frozen=True)
@@ -104,25 +104,31 @@ async def turn_follow(
     transport that has just opened the turn for `user_id`."""
     follower = _Follower(turn_id=turn_id, user_id=user_id, last_seq=last_seq, asker=asker)
     async with turn_notices(turn_id) as notices:
-        events = await db_run(follower.open)()
+        # A follower may follow for minutes, from a request's task too: its reads go to the
+        # database threads, each giving its connection back, rather than keep a request's
+        # thread (and a connection) while the answer streams. Never across a `yield`: the
+        # context is the caller's.
+        with db_threads_detached():
+            events = await db_call(follower.open)()
         while True:
             for envelope in events:
                 yield envelope
                 if envelope["type"] in TERMINAL_EVENTS:
                     return
-            events = await _next_events(follower, notices)
+            with db_threads_detached():
+                events = await _next_events(follower, notices)
 
 
 async def _next_events(follower: _Follower, notices: Subscription) -> list[Envelope]:
     heard = await notices.next(timeout=settings.RAG_TURN_FOLLOW_CHECK_S)
     if heard is Signal.TIMEOUT:
-        return await db_run(follower.check)()
+        return await db_call(follower.check)()
     if follower.noted_long_ago():
-        await db_run(follower.note)()
+        await db_call(follower.note)()
     if isinstance(heard, Notice) and heard.seq <= follower.last_seq:
         return []  # already passed (or not an event: a cancel request)
     if not isinstance(heard, Notice) or heard.envelope is None or heard.seq > follower.last_seq + 1:
-        return await db_run(follower.stored)()  # lost notices, a gap, or too large
+        return await db_call(follower.stored)()  # lost notices, a gap, or too large
     if follower.filter_live:
-        return await db_run(follower.live)(heard.envelope)
+        return await db_call(follower.live)(heard.envelope)
     return follower.live(heard.envelope)

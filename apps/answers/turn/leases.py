@@ -1,8 +1,8 @@
 """Whether a streaming turn is still being answered, and still wanted: its lease, cancel
 requests, who follows it, and the interruption of turns whose process is gone.
 
-Every decision is taken from the turn's row (on the database's clock), never from one
-process's memory, so it holds whichever process answers, follows or sweeps.
+Every decision is taken from the turn's row (on the database's clock: `ragplatform.leases`),
+never from one process's memory, so it holds whichever process answers, follows or sweeps.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from apps.answers.turn.notices import TURN_CHANNEL, notice_of_cancel
 from apps.answers.turn.outcomes import TurnFailed
 from apps.answers.turn.selectors import turn_events_since
 from apps.answers.turn.services import turn_end
+from ragplatform.leases import LAPSED_SQL, NOW_SQL, lease_lapsed, lease_renew
 
 logger = logging.getLogger(__name__)
 
@@ -37,28 +38,21 @@ class LeaseRenewal:
     abandoned: bool  # no client followed it for RAG_TURN_ABANDON_S
 
 
-_RENEW = f"""
-    UPDATE {Turn._meta.db_table}
-    SET lease_expires_at = now() + make_interval(secs => %s)
-    WHERE id = %s AND status = %s
-    RETURNING cancel_requested_at IS NOT NULL,
-              coalesce(followed_at < now() - make_interval(secs => %s), false)
-"""  # noqa: S608 - the table name is our own model's, the values are parameters
+# What a renewal reports: a cancel was requested; no client followed it for RAG_TURN_ABANDON_S.
+_WANTED = f"""cancel_requested_at IS NOT NULL,
+    coalesce(followed_at < {NOW_SQL} - make_interval(secs => %(abandon_s)s), false)"""
 
 
 def turn_lease_renew(*, turn_id: int) -> LeaseRenewal:
     """Extend the lease of a turn this process answers, and say whether to go on."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _RENEW,
-            [
-                settings.RAG_TURN_LEASE_S,
-                turn_id,
-                TurnStatus.STREAMING,
-                settings.RAG_TURN_ABANDON_S,
-            ],
-        )
-        row = cursor.fetchone()
+    row = lease_renew(
+        Turn,
+        pk=turn_id,
+        seconds=settings.RAG_TURN_LEASE_S,
+        held="status = %(streaming)s",
+        params={"streaming": TurnStatus.STREAMING, "abandon_s": settings.RAG_TURN_ABANDON_S},
+        returning=_WANTED,
+    )
     if row is None:
         return LeaseRenewal(held=False, cancel_requested=False, abandoned=False)
     return LeaseRenewal(held=True, cancel_requested=bool(row[0]), abandoned=bool(row[1]))
@@ -89,9 +83,9 @@ def conversation_turns_cancel(*, conversation_id: UUID) -> list[int]:
 
 
 _FOLLOWED = f"""
-    UPDATE {Turn._meta.db_table} SET followed_at = now()
+    UPDATE {Turn._meta.db_table} SET followed_at = {NOW_SQL}
     WHERE id = %s AND status = %s
-    RETURNING coalesce(lease_expires_at < now(), false)
+    RETURNING coalesce({LAPSED_SQL}, false)
 """  # noqa: S608 - the table name is our own model's, the values are parameters
 
 
@@ -120,7 +114,7 @@ def turn_interrupt(*, turn_id: int, lapsed_only: bool = True) -> bool:
             pk=turn_id, status=TurnStatus.STREAMING
         )
         if lapsed_only:
-            streaming = streaming.filter(lease_expires_at__lt=Now())
+            streaming = streaming.filter(lease_lapsed())
         if not streaming.values_list("pk", flat=True):
             return False
         events = turn_events_since(turn_id=turn_id)
@@ -142,6 +136,6 @@ def turn_interrupt(*, turn_id: int, lapsed_only: bool = True) -> bool:
 def turns_interrupt_lapsed() -> int:
     """The sweeper: interrupt every streaming turn whose lease has lapsed; safe to run in
     several workers at once (each turn is claimed with SKIP LOCKED)."""
-    lapsed = Turn.objects.filter(status=TurnStatus.STREAMING, lease_expires_at__lt=Now())
+    lapsed = Turn.objects.filter(lease_lapsed(), status=TurnStatus.STREAMING)
     ids = list(lapsed.order_by("lease_expires_at").values_list("pk", flat=True)[:_SWEEP_BATCH])
     return sum(turn_interrupt(turn_id=turn_id) for turn_id in ids)

@@ -16,10 +16,10 @@ from enum import Enum
 from typing import Any
 
 import psycopg
-from asgiref.sync import sync_to_async
 from django.db import connections
 
 from apps.answers.turn.notices import TURN_CHANNEL, Notice, notice_parse
+from ragplatform.db_threads import db_call
 
 logger = logging.getLogger(__name__)
 
@@ -98,7 +98,7 @@ class _Hub:
             self.reader = None
 
     async def _read(self) -> None:
-        params = await sync_to_async(_conninfo)()
+        params = await db_call(_conninfo)()
         while True:
             try:
                 async with await psycopg.AsyncConnection.connect(**params, autocommit=True) as conn:

@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import DateTimeField, ExpressionWrapper, F, JSONField, Max, Value
+from django.db.models import F, JSONField, Max, Value
 from django.db.models.expressions import CombinedExpression
 from django.db.models.functions import Now
 from django.utils import timezone
@@ -27,6 +26,7 @@ from apps.answers.turn.outcomes import (
     TurnRetrieved,
     TurnUsage,
 )
+from ragplatform.leases import lease_expiry
 
 
 class InvalidQuestion(ValueError):
@@ -110,9 +110,8 @@ def _sorted_or_all(collection_ids: Collection[int] | None) -> list[int] | None:
 def _lease_initial() -> dict[str, Any]:
     """A new turn's lease and follow time, on the database's clock like every renewal
     (`leases.turn_lease_renew`): a turn that no process ever picks up still lapses."""
-    lease = Value(timedelta(seconds=settings.RAG_TURN_LEASE_S))
     return {
-        "lease_expires_at": ExpressionWrapper(Now() + lease, output_field=DateTimeField()),
+        "lease_expires_at": lease_expiry(seconds=settings.RAG_TURN_LEASE_S),
         "followed_at": Now(),
     }
 

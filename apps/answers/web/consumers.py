@@ -36,7 +36,7 @@ from apps.answers.turn.entry import (
 )
 from apps.answers.turn.refusals import REFUSALS, refusal_code
 from apps.answers.turn.selectors import turn_get
-from ragplatform.db_threads import db_run, db_threads_detached
+from ragplatform.db_threads import db_call, db_threads_detached
 from ragplatform.session_check import session_user_id
 
 logger = logging.getLogger(__name__)
@@ -81,21 +81,21 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.sender is None:  # refused at connect; ignore whatever still arrives
             return
-        if await db_run(session_user_id)(session_key=self.session_key) != self.user_id:
-            # Logged out (or deactivated) since connecting: the socket's login has ended.
-            await self._unfollow()
-            self.sender.cancel()
-            self.sender = None
-            await self.close(code=CLOSE_UNAUTHENTICATED)
-            return
-        try:
-            content = json.loads(text_data or "")
-        except ValueError:
-            self._post(refusal(FailureCode.INVALID_REQUEST, "Messages must be JSON objects"))
-            return
         # Nothing of a socket's work belongs to a thread: its database calls (and those of the
         # answers it starts) use the database threads, not the process's one shared thread.
         with db_threads_detached():
+            if await db_call(session_user_id)(session_key=self.session_key) != self.user_id:
+                # Logged out (or deactivated) since connecting: the socket's login has ended.
+                await self._unfollow()
+                self.sender.cancel()
+                self.sender = None
+                await self.close(code=CLOSE_UNAUTHENTICATED)
+                return
+            try:
+                content = json.loads(text_data or "")
+            except ValueError:
+                self._post(refusal(FailureCode.INVALID_REQUEST, "Messages must be JSON objects"))
+                return
             await self.receive_json(content)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
@@ -153,7 +153,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         if turn_id is None:
             return  # nothing to cancel
         try:
-            await db_run(turn_get)(turn_id=turn_id, user_id=self.user_id)
+            await db_call(turn_get)(turn_id=turn_id, user_id=self.user_id)
         except REFUSALS as exc:
             self._post(refusal(refusal_code(exc), str(exc)))
             return
@@ -169,7 +169,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             self._post(refusal(FailureCode.INVALID_REQUEST, message))
             return
         try:
-            await db_run(turn_get)(turn_id=turn_id, user_id=self.user_id)
+            await db_call(turn_get)(turn_id=turn_id, user_id=self.user_id)
         except REFUSALS as exc:
             self._post(refusal(refusal_code(exc), str(exc)))
             return

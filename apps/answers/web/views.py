@@ -11,7 +11,6 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 from uuid import UUID
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.db import close_old_connections
@@ -41,6 +40,7 @@ from apps.answers.turn.selectors import turn_get
 from apps.answers.turn.services import InvalidQuestion
 from apps.answers.web.conversation_views import chat_sidebar_context
 from apps.corpus.access import user_collection_ids_readable
+from ragplatform.db_threads import db_call
 
 SSE = "text/event-stream"
 SSE_PING = ": ping\n\n"
@@ -211,7 +211,7 @@ async def turn_events_replay(request: HttpRequest, turn_id: int) -> HttpResponse
     if last_seq is None:
         return _error(FailureCode.INVALID_REQUEST, "last_seq must be a non-negative integer")
     try:
-        await sync_to_async(turn_get)(turn_id=turn_id, user_id=user.pk)
+        await db_call(turn_get)(turn_id=turn_id, user_id=user.pk)
     except REFUSALS as exc:
         return _error(refusal_code(exc), str(exc))
     return _stream(turn_follow(turn_id=turn_id, user_id=user.pk, last_seq=last_seq))
@@ -235,7 +235,7 @@ def _stream(events: AsyncIterator[Any]) -> StreamingHttpResponse:
 async def _sse(events: AsyncIterator[Any]) -> AsyncIterator[str]:
     # The stream may last minutes and needs no connection of the request's own: give it back
     # now (with DATABASE_CONN_MAX_AGE 0) rather than when the stream ends.
-    await sync_to_async(close_old_connections)()
+    await db_call(close_old_connections)()
     async for envelope in with_keepalive(events, every_s=settings.RAG_KEEPALIVE_S):
         # A comment line while idle: clients ignore it, proxies see a live stream.
         yield SSE_PING if envelope is None else sse_format(envelope)

@@ -2,7 +2,9 @@
 
 Processing claims the document (status, lease, attempt count in one UPDATE) and keeps the lease
 renewed from a small thread for as long as it runs; a process that dies stops renewing, and
-the sweep (`sweeps.py`) takes the document back once the lease has expired.
+the sweep (`sweeps.py`) takes the document back once the lease has expired. The lease is
+granted, renewed and judged on the database's clock (`ragplatform.leases`), so the clocks of
+the worker machines never matter.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ import logging
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import DatabaseError, connection
@@ -19,43 +20,35 @@ from django.db.models import F
 from django.utils import timezone
 
 from apps.corpus.models import Document, DocumentStatus
+from ragplatform.leases import lease_expiry, lease_renew
 
 logger = logging.getLogger(__name__)
 
 
-def lease_end(now: datetime | None = None) -> datetime:
-    return (now or timezone.now()) + timedelta(seconds=settings.RAG_DOCUMENT_LEASE_S)
-
-
 def document_claim(*, document_id: int) -> None:
     """Mark the document as being processed by this process, for one more attempt."""
-    now = timezone.now()
     Document.objects.filter(pk=document_id).update(
         status=DocumentStatus.PROCESSING,
         progress=5,
         queued_at=None,
-        lease_expires_at=lease_end(now),
+        lease_expires_at=lease_expiry(seconds=settings.RAG_DOCUMENT_LEASE_S),
         attempts=F("attempts") + 1,
-        updated_at=now,
+        updated_at=timezone.now(),
     )
 
 
 def document_lease_renew(*, document_id: int) -> bool:
     """Push the lease forward; never waits for a row lock (the swap holds one for a moment,
     and the next renewal comes well before the lease ends). False when nothing was renewed."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            """
-            UPDATE corpus_document SET lease_expires_at = %s
-            WHERE id IN (
-                SELECT id FROM corpus_document
-                WHERE id = %s AND status = %s
-                FOR UPDATE SKIP LOCKED
-            )
-            """,
-            [lease_end(), document_id, DocumentStatus.PROCESSING],
-        )
-        return cursor.rowcount == 1
+    renewed = lease_renew(
+        Document,
+        pk=document_id,
+        seconds=settings.RAG_DOCUMENT_LEASE_S,
+        held="status = %(processing)s",
+        params={"processing": DocumentStatus.PROCESSING},
+        skip_locked=True,
+    )
+    return renewed is not None
 
 
 def _renew_until(document_id: int, stop: threading.Event) -> None:

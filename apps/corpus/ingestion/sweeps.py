@@ -1,14 +1,14 @@
 """Periodic corpus jobs (registered in `CorpusConfig.ready()`, run by every `manage.py worker`).
 
-`documents_reclaim` takes back documents whose worker died mid-processing (its lease expired):
-requeued while attempts remain, failed with a message after that. Several workers may sweep at
-once: rows are claimed with SKIP LOCKED, so each stale document is handled by one of them.
+`documents_reclaim` takes back documents whose worker died mid-processing (its lease expired,
+on the database's clock): requeued while attempts remain, failed with a message after that.
+Several workers may sweep at once: rows are claimed with SKIP LOCKED, so each stale document
+is handled by one of them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from apps.corpus.models import Document, DocumentStatus
 from apps.corpus.tasks import document_process_task
+from ragplatform.leases import db_time, lease_lapsed
 
 # A bounded batch per run keeps one sweep short; the next run takes the rest.
 SWEEP_BATCH = 200
@@ -36,23 +37,21 @@ def _gave_up_message(attempts: int) -> str:
     )
 
 
-def _expired(now: datetime) -> Q:
+def _expired() -> Q:
     # A row with no lease at all (processing started before leases existed) counts as expired
     # once it has not changed for a whole lease.
-    lease = timedelta(seconds=settings.RAG_DOCUMENT_LEASE_S)
-    return Q(lease_expires_at__lt=now) | Q(
-        lease_expires_at__isnull=True, updated_at__lt=now - lease
-    )
+    stood_still = db_time(seconds_from_now=-settings.RAG_DOCUMENT_LEASE_S)
+    return lease_lapsed() | Q(lease_expires_at__isnull=True, updated_at__lt=stood_still)
 
 
-def documents_reclaim(*, now: datetime | None = None) -> ReclaimResult:
+def documents_reclaim() -> ReclaimResult:
     """Requeue or fail every document in `processing` whose lease expired."""
-    now = now or timezone.now()
+    now = timezone.now()  # only the rows' own stamps: what expired is the database's call
     limit = settings.RAG_DOCUMENT_MAX_ATTEMPTS
     with transaction.atomic():
         stale = list(
             Document.objects.select_for_update(skip_locked=True)
-            .filter(_expired(now), status=DocumentStatus.PROCESSING)
+            .filter(_expired(), status=DocumentStatus.PROCESSING)
             .order_by("pk")
             .values_list("pk", "attempts")[:SWEEP_BATCH]
         )
