@@ -38,7 +38,7 @@ async def answer_ask(
 ) -> int:
     """Open a turn and run it to its terminal event; returns the turn's id.
 
-    Raises what `turn_open` raises for a refused question (see `refusals.py`).
+    Raises what `turn_open` raises for a rejected question (see `rejections.py`).
     """
     opened = await turn_open(
         user_id=user_id,

@@ -34,7 +34,7 @@ from apps.answers.turn.entry import (
     turn_launch,
     turn_open,
 )
-from apps.answers.turn.refusals import REFUSALS, refusal_code
+from apps.answers.turn.rejections import REJECTIONS, rejection_code
 from apps.answers.turn.selectors import turn_get
 from ragplatform.db_threads import db_run, db_threads_detached
 from ragplatform.session_check import session_user_id
@@ -46,7 +46,7 @@ _BROKE = "Something went wrong while answering; please try again."
 _PING = {"type": "ping"}
 
 
-def refusal(code: FailureCode, message: str) -> dict[str, Any]:
+def rejection(code: FailureCode, message: str) -> dict[str, Any]:
     """A failed envelope for a message that started nothing (seq 0: it is not stored)."""
     return {
         "seq": 0,
@@ -91,7 +91,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         try:
             content = json.loads(text_data or "")
         except ValueError:
-            self._post(refusal(FailureCode.INVALID_REQUEST, "Messages must be JSON objects"))
+            self._post(rejection(FailureCode.INVALID_REQUEST, "Messages must be JSON objects"))
             return
         # Nothing of a socket's work belongs to a thread: its database calls (and those of the
         # answers it starts) use the database threads, not the process's one shared thread.
@@ -109,14 +109,14 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         handler = handlers.get(kind) if isinstance(kind, str) else None
         if handler is None:
             message = 'Unknown message; "type" must be one of ask, cancel, resume, pong'
-            self._post(refusal(FailureCode.INVALID_REQUEST, message))
+            self._post(rejection(FailureCode.INVALID_REQUEST, message))
             return
         try:
             await handler(content)
         except Exception:
             # A bug or a database hiccup must not close the socket the page relies on.
             logger.exception("Chat message %r failed", kind)
-            self._post(refusal(FailureCode.INTERNAL, _BROKE))
+            self._post(rejection(FailureCode.INTERNAL, _BROKE))
 
     async def _ask(self, content: dict[str, Any]) -> None:
         try:
@@ -126,8 +126,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 question=content.get("question"),  # type: ignore[arg-type]  # validated there
                 collection_names=content.get("collections") or (),
             )
-        except REFUSALS as exc:
-            self._post(refusal(refusal_code(exc), str(exc)))
+        except REJECTIONS as exc:
+            self._post(rejection(rejection_code(exc), str(exc)))
             return
         # An answer this question superseded (same conversation) is being cancelled: let its
         # `failed` reach the page before the new answer starts. Any other answer goes on
@@ -154,8 +154,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return  # nothing to cancel
         try:
             await db_run(turn_get)(turn_id=turn_id, user_id=self.user_id)
-        except REFUSALS as exc:
-            self._post(refusal(refusal_code(exc), str(exc)))
+        except REJECTIONS as exc:
+            self._post(rejection(rejection_code(exc), str(exc)))
             return
         await turn_cancel(turn_id=turn_id)
         if self._followed() != turn_id:  # show its end here, as for the followed one
@@ -166,12 +166,12 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         turn_id, last_seq = _count(raw_turn), _count(content.get("last_seq", 0))
         if turn_id is None or last_seq is None:
             message = '"turn" and "last_seq" must be non-negative integers'
-            self._post(refusal(FailureCode.INVALID_REQUEST, message))
+            self._post(rejection(FailureCode.INVALID_REQUEST, message))
             return
         try:
             await db_run(turn_get)(turn_id=turn_id, user_id=self.user_id)
-        except REFUSALS as exc:
-            self._post(refusal(refusal_code(exc), str(exc)))
+        except REJECTIONS as exc:
+            self._post(rejection(rejection_code(exc), str(exc)))
             return
         await self._unfollow()
         self.sent_seq[turn_id] = last_seq  # the client's word for what it already has
@@ -197,7 +197,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 self._post(envelope)
         except Exception:
             logger.exception("Following turn %s broke off", turn_id)
-            self._post(refusal(FailureCode.INTERNAL, _BROKE))
+            self._post(rejection(FailureCode.INTERNAL, _BROKE))
 
     async def _unfollow(self, *, drain_s: float = 0.0) -> None:
         """Stop following the current turn, after up to `drain_s` for it to end by itself."""
