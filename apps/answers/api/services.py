@@ -9,13 +9,13 @@ from uuid import UUID
 
 from apps.answers.conversations.services import (
     ConversationBusy,
-    conversation_hide,
+    conversation_deleted_mark,
     conversation_title_set,
 )
 from apps.answers.models import Conversation
 from apps.answers.turn.entry import turn_events, turn_open
 
-__all__ = ["ConversationBusy", "answer_ask", "conversation_hide", "conversation_rename"]
+__all__ = ["ConversationBusy", "answer_ask", "conversation_deleted_mark", "conversation_rename"]
 
 
 def conversation_rename(*, conversation: Conversation, title: str) -> Conversation:

@@ -34,7 +34,7 @@ from apps.answers.api.serializers import (
 from apps.answers.api.services import (
     ConversationBusy,
     answer_ask,
-    conversation_hide,
+    conversation_deleted_mark,
     conversation_rename,
 )
 from apps.answers.events import FailureCode
@@ -110,7 +110,7 @@ class ConversationDetail(OwnedApiView, generics.RetrieveUpdateDestroyAPIView[Con
             serializer.instance = conversation_rename(conversation=conversation, title=title)
 
     def perform_destroy(self, instance: Conversation) -> None:
-        conversation_hide(conversation_id=instance.pk)
+        conversation_deleted_mark(conversation_id=instance.pk)
 
     def handle_exception(self, exc: Exception) -> Response:
         if isinstance(exc, ConversationBusy):
