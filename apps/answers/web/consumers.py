@@ -3,7 +3,7 @@
 Client messages:
     {"type": "ask", "question": "...", "conversation": "<uuid>"?, "collections": ["name"]?}
     {"type": "cancel", "turn": <id>?}   (the turn followed on this socket when absent)
-    {"type": "resume", "turn": <id>, "last_seq": <n>}   ("turn_id" is taken for "turn" too)
+    {"type": "resume", "turn": <id>, "last_seq": <n>}   ("turn_id" is a deprecated alias)
     {"type": "pong"}   (an answer to the server's {"type": "ping"}; nothing happens)
 
 An answer runs to its end whatever happens to the socket: the socket starts it detached and
@@ -162,8 +162,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             self._follow(turn_id, last_seq=self.sent_seq.get(turn_id, 0))
 
     async def _resume(self, content: dict[str, Any]) -> None:
-        raw_turn = content.get("turn", content.get("turn_id"))
-        turn_id, last_seq = _count(raw_turn), _count(content.get("last_seq", 0))
+        turn_id, last_seq = _count(_turn_field(content)), _count(content.get("last_seq", 0))
         if turn_id is None or last_seq is None:
             message = '"turn" and "last_seq" must be non-negative integers'
             self._post(rejection(FailureCode.INVALID_REQUEST, message))
@@ -229,6 +228,21 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             except TimeoutError:
                 message = _PING  # idle: tell the client (and any proxy) the socket is alive
             await self.send_json(message)
+
+
+_alias_warned = False
+
+
+def _turn_field(content: dict[str, Any]) -> object:
+    """A message's "turn"; an old client's "turn_id" still names it, with a warning (once per
+    process: the log needs to know such clients exist, not how often they resume)."""
+    global _alias_warned
+    if "turn" in content or "turn_id" not in content:
+        return content.get("turn")
+    if not _alias_warned:
+        _alias_warned = True
+        logger.warning('A socket message named its turn "turn_id", deprecated: send "turn"')
+    return content["turn_id"]
 
 
 def _count(value: object) -> int | None:
