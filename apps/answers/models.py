@@ -12,9 +12,11 @@ from django.db.models import Q
 
 # TurnAction is defined with the router's vocabulary, which must import without Django;
 # model code takes it from here.
+from apps.answers.composing.confidence import ConfidenceBand
 from apps.answers.events import TERMINAL_EVENTS
-from apps.answers.routing.types import Intent, Tier, TurnAction
+from apps.answers.routing.types import Intent, Strategy, Tier, TurnAction
 from apps.corpus.models import Chunk, Document
+from apps.corpus.text import Language
 
 
 def value_choices(vocabulary: type[StrEnum]) -> list[tuple[str, str]]:
@@ -131,6 +133,19 @@ class Turn(models.Model):
             ),
             models.CheckConstraint(
                 condition=value_known("action", TurnAction), name="answers_turn_action_known"
+            ),
+            models.CheckConstraint(
+                condition=value_known("tier", Tier), name="answers_turn_tier_known"
+            ),
+            models.CheckConstraint(
+                condition=value_known("strategy", Strategy), name="answers_turn_strategy_known"
+            ),
+            models.CheckConstraint(
+                condition=value_known("confidence_band", ConfidenceBand),
+                name="answers_turn_confidence_band_known",
+            ),
+            models.CheckConstraint(
+                condition=value_known("language", Language), name="answers_turn_language_known"
             ),
         ]
         indexes = [

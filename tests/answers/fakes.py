@@ -18,6 +18,7 @@ from apps.corpus.ingestion.services import (
     document_submit,
 )
 from apps.corpus.models import Collection
+from apps.corpus.text import Language
 from tests.conftest import CountingEmbedder
 
 HANDBOOK = {
@@ -86,7 +87,7 @@ def classification(
         tier=Tier.T1,
         strategy=Strategy.SIMPLE,
         decomposed_steps=(),
-        language=language,
+        language=Language(language),
         reasoning="fixed by the test",
         classifier="trained",
     )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from apps.answers.composing import ComposeRequest, Refusal, SupportSignal
 from apps.answers.retrieval.types import Bridge
+from apps.answers.routing.types import Intent
+from apps.corpus.text import Language
 from tests.answers.test_composing_extractive import cited, composer, run, text_of, window
 
 QUESTION = "What is the seat of the county where Van Hook Township is located?"
@@ -24,8 +26,8 @@ BRIDGE = Bridge(entity="Mountrail County", query="Mountrail County seat located"
 def ask(*documents: tuple[str, str], bridges: tuple[Bridge, ...] = (BRIDGE,)) -> ComposeRequest:
     return ComposeRequest(
         query=QUESTION,
-        intent="factual_question",
-        language="en",
+        intent=Intent.FACTUAL_QUESTION,
+        language=Language.EN,
         context=window(*documents),
         bridges=bridges,
     )

@@ -23,8 +23,10 @@ from apps.answers.composing import (
 from apps.answers.composing.conversational import message_kind
 from apps.answers.providers.chat import ChatUnavailable
 from apps.answers.retrieval.types import ContextWindow
+from apps.answers.routing.types import Intent
 from apps.answers.turn.compose_stream import ComposeOutcome, compose_events
 from apps.answers.turn.recorder import MemoryRecorder
+from apps.corpus.text import Language
 from tests.answers.test_composing_openai import ScriptedChat
 
 NO_CONTEXT = ContextWindow(chunks=(), budget_tokens=1, used_tokens=0, dropped_chunk_ids=())
@@ -32,7 +34,10 @@ NO_CONTEXT = ContextWindow(chunks=(), budget_tokens=1, used_tokens=0, dropped_ch
 
 def say(query: str, language: str = "en") -> ComposeRequest:
     return ComposeRequest(
-        query=query, intent="conversational", language=language, context=NO_CONTEXT
+        query=query,
+        intent=Intent.CONVERSATIONAL,
+        language=Language(language),
+        context=NO_CONTEXT,
     )
 
 

@@ -20,8 +20,10 @@ from apps.answers.composing import (
 from apps.answers.composing.layout import comparison_sides
 from apps.answers.composing.terms import content_terms
 from apps.answers.retrieval.types import ContextChunk, ContextWindow
+from apps.answers.routing.types import Intent
 from apps.answers.streaming import CitationExtractor, CitationMark, TextPiece
 from apps.corpus.search.embedders import Embedder
+from apps.corpus.text import Language
 from tests.answers.fakes import retrieved_chunk
 from tests.conftest import CountingEmbedder
 
@@ -70,7 +72,11 @@ def ask(
     hybrid: bool = False,
 ) -> ComposeRequest:
     return ComposeRequest(
-        query=query, intent=intent, language=language, context=context, hybrid=hybrid
+        query=query,
+        intent=Intent(intent),
+        language=Language(language),
+        context=context,
+        hybrid=hybrid,
     )
 
 

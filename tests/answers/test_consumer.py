@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +16,7 @@ from django.contrib.auth.models import AnonymousUser, User
 
 from apps.answers.models import Turn, TurnStatus
 from apps.answers.turn.selectors import turn_events_since
+from apps.answers.web import consumers
 from ragplatform.routing import websocket_urlpatterns
 from tests.answers.fakes import ANSWER_TEXT, ScriptedComposer
 from tests.answers.sockets import socket_login
@@ -319,6 +321,27 @@ async def test_resume_of_a_finished_turn_replays_from_the_store_for_its_owner_on
     assert reply["type"] == "failed" and reply["turn"] is None
     assert reply["data"]["code"] == "not_found"
     await intruder.disconnect()
+
+
+async def test_resume_still_takes_the_deprecated_turn_id_and_warns_once(
+    user: User,
+    use_providers: Callable[..., None],
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(consumers, "_alias_warned", False)
+    communicator = await connected(user)
+    await communicator.send_json_to({"type": "ask", "question": "How many days of leave?"})
+    everything = await receive_until(communicator, terminal)
+    turn_id = everything[0]["turn"]
+    with caplog.at_level(logging.WARNING, logger=consumers.__name__):
+        for _ in range(2):
+            await communicator.send_json_to({"type": "resume", "turn_id": turn_id, "last_seq": 3})
+            assert await receive_until(communicator, terminal) == everything[4:]
+    await communicator.disconnect()
+    assert [r.getMessage() for r in caplog.records if "turn_id" in r.getMessage()] == [
+        'A socket message named its turn "turn_id", deprecated: send "turn"'
+    ]
 
 
 async def test_asks_beyond_the_per_minute_limit_are_rate_limited(

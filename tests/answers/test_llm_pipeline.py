@@ -21,7 +21,7 @@ from apps.answers.retrieval.pipeline import Retriever
 from apps.answers.retrieval.types import RetrievalRequest
 from apps.answers.routing.llm import LLMClassifier
 from apps.answers.routing.policy import classify_safely
-from apps.answers.routing.types import Intent, Tier
+from apps.answers.routing.types import Intent, Strategy, Tier
 from apps.answers.turn.run import turn_run
 from apps.answers.turn.services import turn_start
 from tests.answers.fakes import ScriptedComposer, handbook_load, providers_fake
@@ -137,7 +137,7 @@ def test_hyde_with_a_real_model_adds_a_recorded_variant(
     retriever = Retriever(embedder=embedder, chat=_chat(llm_server))
 
     result = async_to_sync(retriever.retrieve)(
-        RetrievalRequest(query="annual leave days", strategy="moderate")
+        RetrievalRequest(query="annual leave days", strategy=Strategy.MODERATE)
     )
 
     hyde = [v for v in result.trace.variants if v.kind == "hyde"]

@@ -21,6 +21,7 @@ from apps.answers.composing.types import (
     SupportSignal,
     TextDelta,
 )
+from apps.answers.events import FailureCode
 from apps.answers.models import Conversation, Turn, TurnStatus
 from apps.answers.providers.registry import Providers
 from apps.answers.turn.run import turn_run
@@ -36,7 +37,7 @@ class UnavailableComposer:
     name = "down"
 
     async def compose(self, request: ComposeRequest) -> AsyncIterator[ComposerEvent]:
-        raise ComposerError("model_unavailable", "connection refused", retryable=True)
+        raise ComposerError(FailureCode.MODEL_UNAVAILABLE, "connection refused", retryable=True)
         yield TextDelta("")  # pragma: no cover - makes this an async generator
 
 

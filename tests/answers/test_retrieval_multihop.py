@@ -8,6 +8,7 @@ from asgiref.sync import async_to_sync
 from apps.answers.retrieval.multihop import bridges_find
 from apps.answers.retrieval.pipeline import RetrievalConfig, Retriever
 from apps.answers.retrieval.types import RetrievalRequest
+from apps.answers.routing.types import Strategy
 from apps.corpus.ingestion.services import (
     collection_get_or_create,
     document_process,
@@ -71,12 +72,12 @@ def test_the_complex_strategy_reaches_the_passage_only_the_bridge_leads_to(
     filters = SearchFilters(collection_ids=(collection.pk,))
 
     def files(strategy: str) -> list[str]:
-        request = RetrievalRequest(query=QUESTION, filters=filters, strategy=strategy)
+        request = RetrievalRequest(query=QUESTION, filters=filters, strategy=Strategy(strategy))
         result = async_to_sync(retriever.retrieve)(request)
         return [c.filename for c in result.chunks]
 
     complex_result = async_to_sync(retriever.retrieve)(
-        RetrievalRequest(query=QUESTION, filters=filters, strategy="complex")
+        RetrievalRequest(query=QUESTION, filters=filters, strategy=Strategy.COMPLEX)
     )
     assert [b.entity for b in complex_result.bridges][:1] == ["Mountrail County"]
     assert complex_result.trace.settings["hop-1:made_by"] == "bridge"

@@ -25,6 +25,7 @@ from apps.answers.routing.types import (
     Intent,
     Tier,
 )
+from apps.corpus.text import Language
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -96,7 +97,7 @@ class _Scripted:
             tier=tier,
             strategy=STRATEGY_FOR_TIER[tier],
             decomposed_steps=(),
-            language="en",
+            language=Language.EN,
             reasoning="",
             classifier="trained",
         )
@@ -104,7 +105,7 @@ class _Scripted:
 
 def _example(text: str, intent: Intent, tier: Tier, context: str = "") -> LabelledQuery:
     return LabelledQuery(
-        text=text, intent=intent, tier=tier, language="en", split="test", context=context
+        text=text, intent=intent, tier=tier, language=Language.EN, split="test", context=context
     )
 
 

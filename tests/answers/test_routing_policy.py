@@ -17,6 +17,7 @@ from apps.answers.routing.types import (
     Strategy,
     Tier,
 )
+from apps.corpus.text import Language
 
 
 def _classified(confidence: float, tier: Tier = Tier.T1, intent: Intent = Intent.SEARCH):
@@ -32,7 +33,7 @@ def _classified(confidence: float, tier: Tier = Tier.T1, intent: Intent = Intent
         tier=tier,
         strategy=strategy,
         decomposed_steps=(),
-        language="en",
+        language=Language.EN,
         reasoning="",
         classifier="trained",
     )

@@ -99,8 +99,8 @@ async def test_without_the_event_stream_accept_header_it_is_406(
     assert await Turn.objects.acount() == 0
 
 
-# Refused questions; the REST answer endpoint's tests check it refuses them alike.
-REFUSED = [
+# Rejected questions; the REST answer endpoint's tests check it rejects them alike.
+REJECTED = [
     ({"question": "   "}, 400, "invalid_request"),
     ({}, 400, "invalid_request"),
     (["not", "an", "object"], 400, "invalid_request"),
@@ -116,7 +116,7 @@ REFUSED = [
 ]
 
 
-@pytest.mark.parametrize(("body", "status", "code"), REFUSED)
+@pytest.mark.parametrize(("body", "status", "code"), REJECTED)
 async def test_bad_requests_get_a_json_error(
     client: AsyncClient,
     body: object,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractContextManager
 
@@ -17,11 +18,11 @@ from apps.answers.composing.types import (
     ComposerEvent,
     TextDelta,
 )
-from apps.answers.events import Envelope
+from apps.answers.events import Envelope, FailureCode
 from apps.answers.models import Citation, Conversation, Turn, TurnStatus
 from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.types import RetrievalRequest
-from apps.answers.routing.types import Intent
+from apps.answers.routing.types import Intent, Strategy
 from apps.answers.turn.end_steps import TurnEnd, turn_end_steps_run
 from apps.answers.turn.entry import turn_open
 from apps.answers.turn.leases import turn_interrupt
@@ -90,6 +91,30 @@ def test_classification_overlaps_first_pass_retrieval(embedder: CountingEmbedder
     assert retrieval_start <= classify_start < retrieval_end  # retrieval was already running
 
 
+def test_enum_values_travel_and_are_stored_as_their_plain_strings(
+    embedder: CountingEmbedder,
+) -> None:
+    """The stages hand enums along; the wire and the columns see exactly the old strings."""
+    handbook_load(embedder)
+    turn, events = _run(providers_fake(embedder), "how many days of annual leave?")
+    wire = [json.loads(json.dumps(e)) for e in events]
+    assert wire == events
+    data = wire[0]["data"]
+    assert (data["intent"], data["tier"], data["strategy"], data["language"]) == (
+        "factual_question",
+        "T1",
+        "simple",
+        "en",
+    )
+    confidence = next(e["data"] for e in wire if e["type"] == "confidence")
+    assert confidence["band"] in {"green", "yellow", "red"}
+    stored = Turn.objects.values("intent", "tier", "strategy", "language", "confidence_band")
+    row = stored.get(pk=turn.pk)
+    assert row == {**row, "intent": "factual_question", "tier": "T1", "strategy": "simple"}
+    assert row["language"] == "en" and row["confidence_band"] == confidence["band"]
+    assert all(type(value) is str for value in row.values())
+
+
 def test_low_confidence_asks_a_clarifying_question(embedder: CountingEmbedder) -> None:
     handbook_load(embedder)
     unsure = FixedClassifier(result=classification(confidence=0.3))
@@ -138,8 +163,8 @@ class FailingComposer:
     async def compose(self, request: ComposeRequest) -> AsyncIterator[ComposerEvent]:
         if self.after:
             yield TextDelta(self.after)
-            raise ComposerError("model_interrupted", "stream cut", retryable=True)
-        raise ComposerError("model_unavailable", "connection refused", retryable=True)
+            raise ComposerError(FailureCode.MODEL_INTERRUPTED, "stream cut", retryable=True)
+        raise ComposerError(FailureCode.MODEL_UNAVAILABLE, "connection refused", retryable=True)
         yield TextDelta("")  # pragma: no cover - makes this an async generator
 
 
@@ -252,7 +277,7 @@ def test_a_bumped_turn_starts_from_the_first_pass_instead_of_searching_again(
     assert embedder.queries_embedded - before == 1  # the first pass's embedding only
     assert turn.retrieval_trace["settings"]["original_reused"] is True
     fresh = async_to_sync(providers.retriever.retrieve)(
-        RetrievalRequest(query="annual leave days", strategy="moderate")
+        RetrievalRequest(query="annual leave days", strategy=Strategy.MODERATE)
     )
     shown = events[1]["data"]["results"]
     assert [r["chunk"] for r in shown] == [

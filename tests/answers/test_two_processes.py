@@ -86,7 +86,7 @@ async def test_ask_on_one_drop_and_resume_on_the_other_gets_every_event_once(
     turn_id, last_seq = seen[0]["turn"], seen[-1]["seq"]
     await asyncio.sleep(0.6)  # the answer goes on while nobody is connected
     async with socket_to(second, cookie) as ws:
-        await ws.send(f'{{"type": "resume", "turn_id": {turn_id}, "last_seq": {last_seq}}}')
+        await ws.send(f'{{"type": "resume", "turn": {turn_id}, "last_seq": {last_seq}}}')
         rest = await _until(ws, _terminal)
 
     received = seen[1:] + rest

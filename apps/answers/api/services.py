@@ -1,5 +1,6 @@
-"""Writes behind the REST API: rename and delete a conversation, and ask a question without
-streaming (the same `turn_open` and pipeline as the WebSocket and SSE)."""
+"""Writes behind the REST API: rename and delete a conversation (the owner's delete, as on the
+chat page: gone from their list, kept for the audit until the retention purges it), and ask a
+question without streaming (the same `turn_open` and pipeline as the WebSocket and SSE)."""
 
 from __future__ import annotations
 
@@ -8,25 +9,19 @@ from uuid import UUID
 
 from apps.answers.conversations.services import (
     ConversationBusy,
-    conversation_hide,
+    conversation_deleted_mark,
     conversation_title_set,
 )
 from apps.answers.models import Conversation
 from apps.answers.turn.entry import turn_events, turn_open
 
-__all__ = ["ConversationBusy", "answer_ask", "conversation_delete", "conversation_rename"]
+__all__ = ["ConversationBusy", "answer_ask", "conversation_deleted_mark", "conversation_rename"]
 
 
 def conversation_rename(*, conversation: Conversation, title: str) -> Conversation:
     conversation_title_set(conversation_id=conversation.pk, title=title)
     conversation.title = title
     return conversation
-
-
-def conversation_delete(*, conversation: Conversation) -> None:
-    """The owner's delete, as on the chat page: hidden from them, kept for the audit until the
-    retention purges it (`conversation_hide`)."""
-    conversation_hide(conversation_id=conversation.pk)
 
 
 async def answer_ask(
@@ -38,7 +33,7 @@ async def answer_ask(
 ) -> int:
     """Open a turn and run it to its terminal event; returns the turn's id.
 
-    Raises what `turn_open` raises for a refused question (see `refusals.py`).
+    Raises what `turn_open` raises for a rejected question (see `rejections.py`).
     """
     opened = await turn_open(
         user_id=user_id,

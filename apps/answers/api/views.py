@@ -34,13 +34,13 @@ from apps.answers.api.serializers import (
 from apps.answers.api.services import (
     ConversationBusy,
     answer_ask,
-    conversation_delete,
+    conversation_deleted_mark,
     conversation_rename,
 )
 from apps.answers.events import FailureCode
 from apps.answers.models import Conversation, Turn, TurnStatus
 from apps.answers.turn.entry import conversation_id_parse
-from apps.answers.turn.refusals import HTTP_STATUS, REFUSALS, refusal_code
+from apps.answers.turn.rejections import HTTP_STATUS, REJECTIONS, rejection_code
 from apps.corpus.access import collections_readable
 from apps.corpus.models import Collection
 from ragplatform.api import api_exception_handler, error_response
@@ -51,7 +51,7 @@ FAILED_TURN_STATUS = {
     FailureCode.MODEL_TIMEOUT: status.HTTP_504_GATEWAY_TIMEOUT,
     FailureCode.INTERNAL: status.HTTP_500_INTERNAL_SERVER_ERROR,
 }
-REFUSED = {
+REJECTED = {
     code: OpenApiResponse(ErrorSerializer, description=description)
     for code, description in (
         (400, "invalid question, collection or conversation id"),
@@ -110,7 +110,7 @@ class ConversationDetail(OwnedApiView, generics.RetrieveUpdateDestroyAPIView[Con
             serializer.instance = conversation_rename(conversation=conversation, title=title)
 
     def perform_destroy(self, instance: Conversation) -> None:
-        conversation_delete(conversation=instance)
+        conversation_deleted_mark(conversation_id=instance.pk)
 
     def handle_exception(self, exc: Exception) -> Response:
         if isinstance(exc, ConversationBusy):
@@ -161,7 +161,7 @@ class AnswerCreate(OwnedApiView):
         request=QuestionSerializer,
         responses={
             200: AnswerSerializer,
-            **REFUSED,
+            **REJECTED,
             502: OpenApiResponse(AnswerSerializer, description="the turn failed; see `error`"),
             503: OpenApiResponse(AnswerSerializer, description="no model is available"),
             504: OpenApiResponse(AnswerSerializer, description="the model timed out"),
@@ -178,8 +178,8 @@ class AnswerCreate(OwnedApiView):
                 question=body.get("question"),
                 collection_names=body.get("collections") or (),
             )
-        except REFUSALS as exc:
-            code = refusal_code(exc)
+        except REJECTIONS as exc:
+            code = rejection_code(exc)
             return error_response(str(code), str(exc), HTTP_STATUS[code])
         turn = turns_listed(user_id=self.user_id).get(pk=turn_id)
         return Response(AnswerSerializer(turn).data, status=_answer_status(turn))

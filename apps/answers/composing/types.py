@@ -9,7 +9,8 @@ from typing import Protocol, TypeAlias
 
 from apps.answers.events import FailureCode
 from apps.answers.retrieval.types import Bridge, ContextWindow
-from apps.answers.routing.types import HistoryMessage
+from apps.answers.routing.types import HistoryMessage, Intent
+from apps.corpus.text import Language
 
 # ComposerError codes, which become the failed event's code. Before any text the turn
 # service falls back to the extractive composer; after text (`MODEL_INTERRUPTED`, or
@@ -24,8 +25,8 @@ EMPTY_ANSWER = FailureCode.EMPTY_ANSWER
 @dataclass(frozen=True)
 class ComposeRequest:
     query: str
-    intent: str  # an Intent value
-    language: str  # "en" | "fa"
+    intent: Intent
+    language: Language
     context: ContextWindow
     history: tuple[HistoryMessage, ...] = ()
     # Low-confidence route: a short summary only (the document list is sent separately).
@@ -77,7 +78,7 @@ class ComposerError(Exception):
     """Composition failed; raised before any text unless the code is `model_interrupted` or
     `answer_truncated` (the text sent so far is then kept as a partial answer)."""
 
-    def __init__(self, code: str, message: str = "", *, retryable: bool = False) -> None:
+    def __init__(self, code: FailureCode, message: str = "", *, retryable: bool = False) -> None:
         super().__init__(message or code)
-        self.code = code
+        self.code = FailureCode(code)  # a plain "model_timeout" is read as its member
         self.retryable = retryable

@@ -45,13 +45,13 @@ def conversation_title_clean(title: object) -> str:
     return cleaned
 
 
-def conversation_hide(*, conversation_id: UUID) -> None:
+def conversation_deleted_mark(*, conversation_id: UUID) -> None:
     """The owner's delete: the conversation leaves their list, search and links at once, while
     its turns, events, citations and feedback stay for the audit until the retention purges
     them. Refused while a turn is still streaming: its answer would keep arriving in a
     conversation its owner can no longer open; stop it first."""
     with transaction.atomic():
-        # The same lock `turn_start` takes, so no turn starts between the check and the hide.
+        # The same lock `turn_start` takes, so no turn starts between the check and the delete.
         Conversation.objects.select_for_update().filter(pk=conversation_id).first()
         if Turn.objects.filter(
             conversation_id=conversation_id, status=TurnStatus.STREAMING

@@ -108,7 +108,7 @@ def answer_one(
     providers: Providers,
     filters: SearchFilters,
     budget: int,
-    strategy: str = Strategy.SIMPLE,
+    strategy: Strategy = Strategy.SIMPLE,
 ) -> AnsweredQuestion:
     """One question through a turn's own retrieval, context and compose stream (events are
     numbered in memory, not stored: an evaluation writes no turns)."""
@@ -125,7 +125,7 @@ async def question_answer(
     budget: int,
     history: tuple[HistoryMessage, ...] = (),
     rewrite: QueryRewrite | None = None,
-    strategy: str = Strategy.SIMPLE,
+    strategy: Strategy = Strategy.SIMPLE,
 ) -> AnsweredQuestion:
     """`answer_one` inside a conversation: with its window and a follow-up's rewrite."""
     result = await providers.retriever.retrieve(
@@ -176,7 +176,7 @@ def answers_evaluate(
     providers: Providers,
     filters: SearchFilters,
     budget: int,
-    strategy: str = Strategy.SIMPLE,
+    strategy: Strategy = Strategy.SIMPLE,
     progress: Callable[[int], None] | None = None,
     dataset: str = "",
 ) -> AnswerScores:

@@ -25,6 +25,7 @@ from apps.answers.retrieval.rewrite import query_rewrite
 from apps.answers.routing.types import HistoryMessage
 from apps.answers.routing.window import conversation_window
 from apps.corpus.search.legs import SearchFilters
+from apps.corpus.text import Language
 
 TOP_K = 5
 
@@ -40,7 +41,7 @@ class ConversationTurn:
 @dataclass(frozen=True)
 class Conversation:
     conversation_id: str
-    language: str
+    language: Language
     turns: tuple[ConversationTurn, ...]
 
 
@@ -62,7 +63,9 @@ def conversations_load(path: Path) -> list[Conversation]:
                 for t in record["turns"]
             )
             conversations.append(
-                Conversation(str(record["conversation_id"]), str(record["language"]), turns)
+                Conversation(
+                    str(record["conversation_id"]), Language(str(record["language"])), turns
+                )
             )
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"{path}, line {number}: not a conversation ({exc})") from exc

@@ -65,7 +65,7 @@ def retrieval_evaluate(
     retriever: Retriever,
     queries: Sequence[BeirQuery],
     filters: SearchFilters,
-    strategy: str = Strategy.SIMPLE,
+    strategy: Strategy = Strategy.SIMPLE,
     progress: Callable[[int], None] | None = None,
 ) -> RetrievalScores:
     """Latency excludes the query embedding (computed first, passed in), as the target says."""

@@ -87,7 +87,7 @@ class RetrievalTrace:
 class RetrievalRequest:
     query: str
     filters: SearchFilters = field(default_factory=SearchFilters)
-    strategy: str = Strategy.SIMPLE  # a Strategy value, from the router
+    strategy: Strategy = Strategy.SIMPLE  # from the router
     query_embedding: tuple[float, ...] | None = None  # an embedding of `query` made earlier
     # The fused candidates of `query` itself from a pass already run (the turn's speculative
     # first pass): the original variant is then not searched again.

@@ -31,6 +31,7 @@ from apps.answers.routing.types import (
     QueryClassifier,
     Tier,
 )
+from apps.corpus.text import Language
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 LABELLED_PATH = DATA_DIR / "labelled_queries.jsonl"
@@ -45,7 +46,7 @@ class LabelledQuery:
     text: str
     intent: Intent
     tier: Tier
-    language: str
+    language: Language
     split: str
     # The earlier user message a follow-up fragment continues ("" for standalone queries).
     context: str = ""
@@ -71,9 +72,7 @@ def load_examples(path: Path, split: str | None = None) -> tuple[LabelledQuery, 
 
 
 def _parse_example(row: Mapping[str, object]) -> LabelledQuery:
-    text, language, split = str(row["text"]), str(row["language"]), str(row["split"])
-    if language not in {"en", "fa"}:
-        raise ValueError(f"unknown language {language!r}")
+    text, language, split = str(row["text"]), Language(str(row["language"])), str(row["split"])
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}")
     intent, tier = Intent(str(row["intent"])), Tier(str(row["tier"]))
@@ -103,10 +102,10 @@ class ReliabilityBin:
 @dataclass(frozen=True)
 class ExamplePrediction:
     text: str
-    gold_intent: str
-    predicted_intent: str
-    gold_tier: str
-    predicted_tier: str
+    gold_intent: Intent
+    predicted_intent: Intent
+    gold_tier: Tier
+    predicted_tier: Tier
     confidence: float
     latency_ms: float
 
@@ -116,10 +115,10 @@ class ExamplePrediction:
     ) -> ExamplePrediction:
         return cls(
             text=example.text,
-            gold_intent=str(example.intent),
-            predicted_intent=str(result.intent),
-            gold_tier=str(example.tier),
-            predicted_tier=str(result.tier),
+            gold_intent=example.intent,
+            predicted_intent=result.intent,
+            gold_tier=example.tier,
+            predicted_tier=result.tier,
             confidence=result.confidence,
             latency_ms=latency_ms,
         )

@@ -13,6 +13,8 @@ from enum import StrEnum
 from types import MappingProxyType
 from typing import Literal, Protocol
 
+from apps.corpus.text.language import Language
+
 
 class Intent(StrEnum):
     FACTUAL_QUESTION = "factual_question"
@@ -95,7 +97,6 @@ INTENT_DESCRIPTIONS: Mapping[Intent, str] = MappingProxyType(
     }
 )
 
-LANGUAGES: frozenset[str] = frozenset({"en", "fa"})
 CLASSIFIER_NAMES: frozenset[str] = frozenset({"trained", "llm", "fallback"})
 
 
@@ -112,7 +113,7 @@ class Classification:
     tier: Tier
     strategy: Strategy
     decomposed_steps: tuple[str, ...]
-    language: str
+    language: Language
     reasoning: str
     classifier: str
     # Set when the configured classifier failed and another one decided: why it failed.
@@ -122,8 +123,8 @@ class Classification:
         # Validated here so that no classifier, however broken, can hand on a bad value.
         if not (math.isfinite(self.confidence) and 0.0 <= self.confidence <= 1.0):
             raise ValueError(f"confidence must be within [0, 1], got {self.confidence!r}")
-        if self.language not in LANGUAGES:
-            raise ValueError(f"unsupported language {self.language!r}")
+        # A plain "en" becomes Language.EN; anything else is not a language the platform reads.
+        object.__setattr__(self, "language", Language(self.language))
         if self.classifier not in CLASSIFIER_NAMES:
             raise ValueError(f"unknown classifier name {self.classifier!r}")
         if not isinstance(self.decomposed_steps, tuple):

@@ -55,7 +55,7 @@ async def answer_events(
         # A follow-up is answered as its standalone rewrite: "who stars in it?" alone would
         # pick sentences about anyone starring in anything.
         query=result.rewrite.query if result.rewrite else state.question,
-        intent=str(c.intent),
+        intent=c.intent,
         language=c.language,
         context=context,
         history=state.history,
@@ -87,7 +87,7 @@ async def _retrieve(
     wider strategies and comparisons start from its candidates instead of searching again."""
     first = await speculation.retrieval()
     steps = speculation.classification.decomposed_steps
-    strategy = str(decision.strategy)
+    strategy = decision.strategy
     if strategy == Strategy.SIMPLE and not steps:
         return first
     results = [
@@ -191,7 +191,7 @@ async def _followups(
 
 
 def _failure(state: TurnState, outcome: ComposeOutcome) -> TurnFailed:
-    code = _failure_code(outcome.error.code if outcome.error else FailureCode.EMPTY_ANSWER)
+    code = outcome.error.code if outcome.error else FailureCode.EMPTY_ANSWER
     message = (
         "No answer could be produced."
         if not outcome.text
@@ -217,10 +217,3 @@ def _context_data(context: ContextWindow) -> dict[str, object]:
         "dropped_chunk_ids": list(context.dropped_chunk_ids),
         "aliases": {c.alias: c.chunk.chunk_id for c in context.chunks},
     }
-
-
-def _failure_code(code: str) -> FailureCode:
-    try:
-        return FailureCode(code)
-    except ValueError:
-        return FailureCode.INTERNAL

@@ -167,7 +167,7 @@ async def turn_events(*, turn_id: int, filters: SearchFilters) -> AsyncIterator[
         providers = await db_call(providers_default)()
     except Exception:
         logger.exception("Could not build the providers for turn %s", turn_id)
-        yield await turn_abandon(
+        yield await turn_orphan_end(
             turn_id=turn_id, code=FailureCode.MODEL_UNAVAILABLE, message=_UNAVAILABLE
         )
         return
@@ -183,7 +183,7 @@ async def turn_events(*, turn_id: int, filters: SearchFilters) -> AsyncIterator[
             yield envelope
         if not ended:  # stopped: `turn_run` stored its end but, cancelled, could not yield it
             code = FailureCode.CANCELLED if work.cancelled() else FailureCode.INTERNAL
-            yield await turn_abandon(turn_id=turn_id, code=code, message=_ending_message(code))
+            yield await turn_orphan_end(turn_id=turn_id, code=code, message=_ending_message(code))
     finally:
         keeper.cancel()
         work.cancel()  # a caller that stops listening stops the turn (`turn_launch` never does)
@@ -252,7 +252,7 @@ async def _run_to_end(turn_id: int, filters: SearchFilters) -> None:
                 pass  # stored and announced as it happens; followers hear it from there
         except Exception:
             logger.exception("The answer to turn %s broke off", turn_id)
-            await turn_abandon(turn_id=turn_id, code=FailureCode.INTERNAL, message=_BROKE)
+            await turn_orphan_end(turn_id=turn_id, code=FailureCode.INTERNAL, message=_BROKE)
 
 
 async def turn_cancel(*, turn_id: int) -> bool:
@@ -261,14 +261,15 @@ async def turn_cancel(*, turn_id: int) -> bool:
     return await db_call(turn_cancel_request)(turn_id=turn_id)
 
 
-async def turn_abandon(
+async def turn_orphan_end(
     *,
     turn_id: int,
     code: FailureCode = FailureCode.CANCELLED,
     message: str = "The answer was cancelled.",
 ) -> Envelope:
-    """End a turn that `turn_run` never got to (cancelled before it started, or no providers),
-    so it never stays streaming; returns its terminal event, stored or existing."""
+    """End an orphaned turn: one `turn_run` never got to (cancelled before it started, or no
+    providers) or left without yielding an end, so it never stays streaming; returns its
+    terminal event, stored or existing. (Abandoned is another thing: a turn nobody follows.)"""
     recorder = await TurnRecorder.resume(turn_id)
     if recorder.terminal is not None:
         return recorder.terminal

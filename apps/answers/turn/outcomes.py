@@ -6,20 +6,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from apps.answers.composing.confidence import ConfidenceBand
 from apps.answers.events import FailureCode
-from apps.answers.routing.types import TurnAction
+from apps.answers.routing.types import Intent, Strategy, Tier, TurnAction
+from apps.corpus.text import Language
 
 
 @dataclass(frozen=True)
 class TurnClassified:
     """The router's verdict and the policy's decision (the `classification` event)."""
 
-    intent: str
+    intent: Intent
     router_confidence: float
-    tier: str
-    strategy: str
+    tier: Tier
+    strategy: Strategy
     action: TurnAction
-    language: str
+    language: Language
     classification: dict[str, Any]
 
 
@@ -39,7 +41,7 @@ class TurnFinished:
     action: TurnAction  # the route the turn took; stored on the turn and sent in `finished`
     composer: str = ""
     confidence: float | None = None
-    confidence_band: str = ""
+    confidence_band: ConfidenceBand | None = None  # None: no answer to rate (clarify, search, chat)
     refused: bool = False
     refusal_reason: str = ""  # why the composer refused, for the audit ("evidence 0.45 below 0.49")
     followups: tuple[str, ...] = ()

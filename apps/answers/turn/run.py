@@ -104,19 +104,19 @@ async def _classified(
     if c.fallback_reason:
         state.fallback_reason = f"router {c.fallback_reason}"
     classified = TurnClassified(
-        intent=str(c.intent),
+        intent=c.intent,
         router_confidence=c.confidence,
-        tier=str(decision.tier),
-        strategy=str(decision.strategy),
+        tier=decision.tier,
+        strategy=decision.strategy,
         action=decision.action,
         language=c.language,
         classification=c.as_dict(),
     )
     await db_call(turn_classified_record)(turn_id=state.turn_id, classified=classified)
-    data = {**c.as_dict(), "tier": str(decision.tier), "strategy": str(decision.strategy)}
+    data = {**c.as_dict(), "tier": decision.tier, "strategy": decision.strategy}
     return await state.recorder.emit(
         EventType.CLASSIFICATION,
-        {**data, "action": decision.action, "bumped": decision.bumped, "router_tier": str(c.tier)},
+        {**data, "action": decision.action, "bumped": decision.bumped, "router_tier": c.tier},
     )
 
 
@@ -174,7 +174,7 @@ async def _chat(
     outcome = ComposeOutcome()
     request = ComposeRequest(
         query=state.question,
-        intent=str(c.intent),
+        intent=c.intent,
         language=c.language,
         context=ContextWindow((), 1, 0, ()),
         history=state.history,

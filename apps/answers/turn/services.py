@@ -197,7 +197,7 @@ def _ending(
             "action": outcome.action,
             "composer": outcome.composer,
             "confidence": outcome.confidence,
-            "confidence_band": outcome.confidence_band,
+            "confidence_band": outcome.confidence_band or "",
             "refused": outcome.refused,
             "refusal_reason": outcome.refusal_reason[:300],
             "followups": list(outcome.followups),

@@ -3,7 +3,7 @@
 Client messages:
     {"type": "ask", "question": "...", "conversation": "<uuid>"?, "collections": ["name"]?}
     {"type": "cancel", "turn": <id>?}   (the turn followed on this socket when absent)
-    {"type": "resume", "turn": <id>, "last_seq": <n>}   ("turn_id" is taken for "turn" too)
+    {"type": "resume", "turn": <id>, "last_seq": <n>}   ("turn_id" is a deprecated alias)
     {"type": "pong"}   (an answer to the server's {"type": "ping"}; nothing happens)
 
 An answer runs to its end whatever happens to the socket: the socket starts it detached and
@@ -34,7 +34,7 @@ from apps.answers.turn.entry import (
     turn_launch,
     turn_open,
 )
-from apps.answers.turn.refusals import REFUSALS, refusal_code
+from apps.answers.turn.rejections import REJECTIONS, rejection_code
 from apps.answers.turn.selectors import turn_get
 from ragplatform.db_threads import db_call, db_threads_detached
 from ragplatform.session_check import session_user_id
@@ -46,7 +46,7 @@ _BROKE = "Something went wrong while answering; please try again."
 _PING = {"type": "ping"}
 
 
-def refusal(code: FailureCode, message: str) -> dict[str, Any]:
+def rejection(code: FailureCode, message: str) -> dict[str, Any]:
     """A failed envelope for a message that started nothing (seq 0: it is not stored)."""
     return {
         "seq": 0,
@@ -94,7 +94,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             try:
                 content = json.loads(text_data or "")
             except ValueError:
-                self._post(refusal(FailureCode.INVALID_REQUEST, "Messages must be JSON objects"))
+                self._post(rejection(FailureCode.INVALID_REQUEST, "Messages must be JSON objects"))
                 return
             await self.receive_json(content)
 
@@ -109,14 +109,14 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         handler = handlers.get(kind) if isinstance(kind, str) else None
         if handler is None:
             message = 'Unknown message; "type" must be one of ask, cancel, resume, pong'
-            self._post(refusal(FailureCode.INVALID_REQUEST, message))
+            self._post(rejection(FailureCode.INVALID_REQUEST, message))
             return
         try:
             await handler(content)
         except Exception:
             # A bug or a database hiccup must not close the socket the page relies on.
             logger.exception("Chat message %r failed", kind)
-            self._post(refusal(FailureCode.INTERNAL, _BROKE))
+            self._post(rejection(FailureCode.INTERNAL, _BROKE))
 
     async def _ask(self, content: dict[str, Any]) -> None:
         try:
@@ -126,8 +126,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 question=content.get("question"),  # type: ignore[arg-type]  # validated there
                 collection_names=content.get("collections") or (),
             )
-        except REFUSALS as exc:
-            self._post(refusal(refusal_code(exc), str(exc)))
+        except REJECTIONS as exc:
+            self._post(rejection(rejection_code(exc), str(exc)))
             return
         # An answer this question superseded (same conversation) is being cancelled: let its
         # `failed` reach the page before the new answer starts. Any other answer goes on
@@ -154,24 +154,23 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return  # nothing to cancel
         try:
             await db_call(turn_get)(turn_id=turn_id, user_id=self.user_id)
-        except REFUSALS as exc:
-            self._post(refusal(refusal_code(exc), str(exc)))
+        except REJECTIONS as exc:
+            self._post(rejection(rejection_code(exc), str(exc)))
             return
         await turn_cancel(turn_id=turn_id)
         if self._followed() != turn_id:  # show its end here, as for the followed one
             self._follow(turn_id, last_seq=self.sent_seq.get(turn_id, 0))
 
     async def _resume(self, content: dict[str, Any]) -> None:
-        raw_turn = content.get("turn", content.get("turn_id"))
-        turn_id, last_seq = _count(raw_turn), _count(content.get("last_seq", 0))
+        turn_id, last_seq = _count(_turn_field(content)), _count(content.get("last_seq", 0))
         if turn_id is None or last_seq is None:
             message = '"turn" and "last_seq" must be non-negative integers'
-            self._post(refusal(FailureCode.INVALID_REQUEST, message))
+            self._post(rejection(FailureCode.INVALID_REQUEST, message))
             return
         try:
             await db_call(turn_get)(turn_id=turn_id, user_id=self.user_id)
-        except REFUSALS as exc:
-            self._post(refusal(refusal_code(exc), str(exc)))
+        except REJECTIONS as exc:
+            self._post(rejection(rejection_code(exc), str(exc)))
             return
         await self._unfollow()
         self.sent_seq[turn_id] = last_seq  # the client's word for what it already has
@@ -197,7 +196,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 self._post(envelope)
         except Exception:
             logger.exception("Following turn %s broke off", turn_id)
-            self._post(refusal(FailureCode.INTERNAL, _BROKE))
+            self._post(rejection(FailureCode.INTERNAL, _BROKE))
 
     async def _unfollow(self, *, drain_s: float = 0.0) -> None:
         """Stop following the current turn, after up to `drain_s` for it to end by itself."""
@@ -229,6 +228,21 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             except TimeoutError:
                 message = _PING  # idle: tell the client (and any proxy) the socket is alive
             await self.send_json(message)
+
+
+_alias_warned = False
+
+
+def _turn_field(content: dict[str, Any]) -> object:
+    """A message's "turn"; an old client's "turn_id" still names it, with a warning (once per
+    process: the log needs to know such clients exist, not how often they resume)."""
+    global _alias_warned
+    if "turn" in content or "turn_id" not in content:
+        return content.get("turn")
+    if not _alias_warned:
+        _alias_warned = True
+        logger.warning('A socket message named its turn "turn_id", deprecated: send "turn"')
+    return content["turn_id"]
 
 
 def _count(value: object) -> int | None:

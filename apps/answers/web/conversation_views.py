@@ -34,7 +34,7 @@ from apps.answers.conversations.selectors import (
 from apps.answers.conversations.services import (
     ConversationBusy,
     InvalidTitle,
-    conversation_hide,
+    conversation_deleted_mark,
     conversation_title_clean,
     conversation_title_set,
 )
@@ -163,7 +163,7 @@ def conversation_rename(request: HttpRequest, conversation_id: UUID) -> HttpResp
 @_signed_in
 def conversation_delete(request: HttpRequest, conversation_id: UUID) -> HttpResponse:
     try:
-        conversation_hide(conversation_id=_owned(request, conversation_id).pk)
+        conversation_deleted_mark(conversation_id=_owned(request, conversation_id).pk)
     except NotFound:
         return _error("not_found", _("No such conversation"), 404)
     except ConversationBusy:

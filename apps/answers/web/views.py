@@ -34,7 +34,7 @@ from apps.answers.turn.entry import (
     turn_open,
 )
 from apps.answers.turn.live import with_keepalive
-from apps.answers.turn.refusals import HTTP_STATUS, REFUSALS, refusal_code
+from apps.answers.turn.rejections import HTTP_STATUS, REJECTIONS, rejection_code
 from apps.answers.turn.replay import citations_visible, turn_events_visible
 from apps.answers.turn.selectors import turn_get
 from apps.answers.turn.services import InvalidQuestion
@@ -188,8 +188,8 @@ async def turns_create(request: HttpRequest) -> HttpResponseBase:
             question=body.get("question"),  # type: ignore[arg-type]  # validated there
             collection_names=body.get("collections") or (),
         )
-    except REFUSALS as exc:
-        return _error(refusal_code(exc), str(exc))
+    except REJECTIONS as exc:
+        return _error(rejection_code(exc), str(exc))
     except ValueError:  # malformed JSON
         return _error(FailureCode.INVALID_REQUEST, "The body is not valid JSON")
     turn = opened.turn
@@ -212,8 +212,8 @@ async def turn_events_replay(request: HttpRequest, turn_id: int) -> HttpResponse
         return _error(FailureCode.INVALID_REQUEST, "last_seq must be a non-negative integer")
     try:
         await db_call(turn_get)(turn_id=turn_id, user_id=user.pk)
-    except REFUSALS as exc:
-        return _error(refusal_code(exc), str(exc))
+    except REJECTIONS as exc:
+        return _error(rejection_code(exc), str(exc))
     return _stream(turn_follow(turn_id=turn_id, user_id=user.pk, last_seq=last_seq))
 
 

@@ -8,13 +8,14 @@ Persian marks) are built on these functions or chosen by their parameters.
 """
 
 from apps.corpus.text.greetings import GREETING_KINDS, greeting_kind, greeting_pattern, is_greeting
-from apps.corpus.text.language import detect_language, estimate_tokens, search_config_for
+from apps.corpus.text.language import Language, detect_language, estimate_tokens, search_config_for
 from apps.corpus.text.normalise import ZWNJ, normalise_text, words
 from apps.corpus.text.sentences import last_sentence_start, sentence_spans, split_sentences
 
 __all__ = [
     "GREETING_KINDS",
     "ZWNJ",
+    "Language",
     "detect_language",
     "estimate_tokens",
     "greeting_kind",

@@ -15,7 +15,7 @@ from apps.answers.models import Citation, Turn, TurnEvent, TurnStatus
 from apps.answers.turn import entry
 from apps.corpus.models import Chunk, Document
 from tests.answers.fakes import ANSWER_TEXT, handbook_load
-from tests.answers.test_sse import REFUSED
+from tests.answers.test_sse import REJECTED
 from tests.conftest import CountingEmbedder
 from tests.factories import ConversationFactory
 
@@ -89,7 +89,7 @@ def test_collections_limit_what_is_cited(
     assert cited.exists() and {d.collection_id for d in cited} == {other.pk}
 
 
-@pytest.mark.parametrize(("body", "status", "code"), REFUSED)
+@pytest.mark.parametrize(("body", "status", "code"), REJECTED)
 def test_refusals_get_the_same_code_status_and_message_as_sse(
     api: APIClient, use_providers: Callable[..., None], body: object, status: int, code: str
 ) -> None:

@@ -70,13 +70,13 @@ class Command(BaseCommand):
             providers=providers,
             filters=SearchFilters(collection_ids=(collection.pk,)),
             budget=settings.RAG_CONTEXT_BUDGET_TOKENS,
-            strategy=options["strategy"],
+            strategy=Strategy(options["strategy"]),
             dataset=dataset.name,
         )
         summary = scores.summary(
             dataset=dataset.name,
             composer=providers.composer.name,
-            strategy=options["strategy"],
+            strategy=Strategy(options["strategy"]),
             split=options["split"],
             min_evidence=options["min_evidence"],
             min_answerability=options["min_answerability"],

@@ -56,7 +56,7 @@ class Command(BaseCommand):
             retriever=retriever,
             queries=queries,
             filters=SearchFilters(collection_ids=(collection.pk,)),
-            strategy=options["strategy"],
+            strategy=Strategy(options["strategy"]),
         )
         summary = scores.summary(
             dataset=dataset.name,

@@ -114,7 +114,7 @@ function onOpen() {
   // Back after a drop mid-answer: ask for exactly what we missed.
   if (view && view.turn && !view.ended) {
     notice(view, "");
-    send({ type: "resume", turn: view.turn, turn_id: view.turn, last_seq: view.lastSeq });
+    send({ type: "resume", turn: view.turn, last_seq: view.lastSeq });
   }
 }
 

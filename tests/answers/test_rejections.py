@@ -1,4 +1,4 @@
-"""Refusals: one code per refused request, the same over the WebSocket and over SSE."""
+"""Rejections: one code per rejected request, the same over the WebSocket and over SSE."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from django.test import AsyncClient
 from apps.answers.conversations.selectors import NotFound
 from apps.answers.events import FailureCode
 from apps.answers.turn.entry import RateLimited
-from apps.answers.turn.refusals import HTTP_STATUS, REFUSALS, refusal_code
+from apps.answers.turn.rejections import HTTP_STATUS, REJECTIONS, rejection_code
 from apps.answers.turn.services import InvalidQuestion
 from ragplatform.routing import websocket_urlpatterns
 from tests.answers.sockets import socket_login
@@ -31,18 +31,18 @@ UNKNOWN_TURN = 999999
         (RateLimited("slow down"), FailureCode.RATE_LIMITED),
     ],
 )
-def test_each_refusal_has_its_own_code(exc: Exception, code: FailureCode) -> None:
-    assert isinstance(exc, REFUSALS)
-    assert refusal_code(exc) is code
+def test_each_rejection_has_its_own_code(exc: Exception, code: FailureCode) -> None:
+    assert isinstance(exc, REJECTIONS)
+    assert rejection_code(exc) is code
 
 
-def test_anything_else_is_not_a_refusal() -> None:
+def test_anything_else_is_not_a_rejection() -> None:
     with pytest.raises(TypeError):
-        refusal_code(KeyError("x"))
+        rejection_code(KeyError("x"))
 
 
-def test_every_refusal_code_has_an_http_status() -> None:
-    codes = {refusal_code(exc()) for exc in REFUSALS}
+def test_every_rejection_code_has_an_http_status() -> None:
+    codes = {rejection_code(exc()) for exc in REJECTIONS}
     assert codes <= set(HTTP_STATUS)
 
 

@@ -1,7 +1,7 @@
-"""Why a question or a resume was refused, as one code for both transports.
+"""Why a question or a resume was rejected, as one code for both transports.
 
 The WebSocket sends it in a failed envelope and SSE in a JSON error body; both take the
-code from here, so a client sees the same code for the same refusal whichever it uses.
+code from here, so a client sees the same code for the same rejection whichever it uses.
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from apps.answers.events import FailureCode
 from apps.answers.turn.entry import RateLimited
 from apps.answers.turn.services import InvalidQuestion
 
-FAILURE_FOR_REFUSAL: Mapping[type[Exception], FailureCode] = MappingProxyType(
+FAILURE_FOR_REJECTION: Mapping[type[Exception], FailureCode] = MappingProxyType(
     {
         InvalidQuestion: FailureCode.INVALID_REQUEST,
         NotFound: FailureCode.NOT_FOUND,
         RateLimited: FailureCode.RATE_LIMITED,
     }
 )
-# The HTTP status of each refusal, for the transports that answer over HTTP.
+# The HTTP status of each rejection, for the transports that answer over HTTP.
 HTTP_STATUS: Mapping[FailureCode, int] = MappingProxyType(
     {
         FailureCode.INVALID_REQUEST: 400,
@@ -31,13 +31,13 @@ HTTP_STATUS: Mapping[FailureCode, int] = MappingProxyType(
         FailureCode.RATE_LIMITED: 429,
     }
 )
-# What `turn_open` and `turn_get` raise for a request they refuse.
-REFUSALS: tuple[type[Exception], ...] = tuple(FAILURE_FOR_REFUSAL)
+# What `turn_open` and `turn_get` raise for a request they reject.
+REJECTIONS: tuple[type[Exception], ...] = tuple(FAILURE_FOR_REJECTION)
 
 
-def refusal_code(exc: Exception) -> FailureCode:
-    """The code of a refusal; by the first matching class, so subclasses map like their base."""
-    for refusal, code in FAILURE_FOR_REFUSAL.items():
-        if isinstance(exc, refusal):
+def rejection_code(exc: Exception) -> FailureCode:
+    """The code of a rejection; by the first matching class, so subclasses map like their base."""
+    for rejection, code in FAILURE_FOR_REJECTION.items():
+        if isinstance(exc, rejection):
             return code
-    raise TypeError(f"{type(exc).__name__} is not a refusal")
+    raise TypeError(f"{type(exc).__name__} is not a rejection")
