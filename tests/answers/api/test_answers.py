@@ -15,7 +15,7 @@ from apps.answers.models import Citation, Turn, TurnEvent, TurnStatus
 from apps.answers.turn import entry
 from apps.corpus.models import Chunk, Document
 from tests.answers.fakes import ANSWER_TEXT, handbook_load
-from tests.answers.test_sse import REFUSED
+from tests.answers.sse import REFUSED
 from tests.conftest import CountingEmbedder
 from tests.factories import ConversationFactory
 
