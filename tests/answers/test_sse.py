@@ -13,8 +13,7 @@ from django.conf import LazySettings
 from django.contrib.auth.models import User
 from django.test import AsyncClient
 
-from apps.answers.conversations.services import conversation_start
-from apps.answers.models import Turn, TurnStatus
+from apps.answers.models import Conversation, Turn, TurnStatus
 from apps.answers.turn.entry import turn_events
 from apps.answers.turn.selectors import turn_events_since
 from apps.answers.turn.services import turn_start
@@ -145,7 +144,7 @@ async def test_events_follow_a_turn_that_is_still_streaming(
     client: AsyncClient, user: User, use_providers: Callable[..., None]
 ) -> None:
     use_providers(ScriptedComposer(pieces=[f"Part {i} [c1]. " for i in range(6)], delay_s=0.1))
-    conversation = await sync_to_async(conversation_start)(user_id=user.pk)
+    conversation = await Conversation.objects.acreate(user=user)
     turn = await sync_to_async(turn_start)(conversation=conversation, question="Leave days?")
     # The answer runs elsewhere (another process, in production); here, a task.
     running = asyncio.create_task(_drain(turn_events(turn_id=turn.pk, filters=SearchFilters())))
@@ -169,7 +168,7 @@ async def test_a_turn_events_generator_closed_mid_answer_ends_the_turn_as_cancel
 ) -> None:
     # `turn_events` itself (the REST API, `manage.py ask`): closing it is stopping the turn.
     use_providers(ScriptedComposer(pieces=[f"Part {i} [c1]. " for i in range(6)], delay_s=0.1))
-    conversation = await sync_to_async(conversation_start)(user_id=user.pk)
+    conversation = await Conversation.objects.acreate(user=user)
     turn = await sync_to_async(turn_start)(conversation=conversation, question="Leave days?")
     events = turn_events(turn_id=turn.pk, filters=SearchFilters())
     async for envelope in events:
