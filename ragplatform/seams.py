@@ -15,15 +15,22 @@ class Seam(Generic[T]):
 
     def __init__(self, configured: Callable[[], T]) -> None:
         self._configured = configured
-        self._override: T | None = None
+        self._build: Callable[[], T] | None = None
 
     def __call__(self) -> T:
-        return self._override if self._override is not None else self._configured()
+        return (self._build or self._configured)()
 
     @contextmanager
     def override(self, value: T) -> Iterator[T]:
-        previous, self._override = self._override, value
-        try:
+        with self.override_build(lambda: value):
             yield value
+
+    @contextmanager
+    def override_build(self, build: Callable[[], T]) -> Iterator[None]:
+        """Ask `build` instead of the configured builder while the block runs: for a value
+        that must be built anew on each ask, or whose building fails."""
+        previous, self._build = self._build, build
+        try:
+            yield
         finally:
-            self._override = previous
+            self._build = previous

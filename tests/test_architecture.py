@@ -232,3 +232,44 @@ def test_the_one_way_rule_sees_sync_to_async() -> None:
     assert _imports_sync_to_async("import asgiref.sync")
     assert not _imports_sync_to_async("from asgiref.sync import async_to_sync")
     assert not _imports_sync_to_async("from ragplatform.db_threads import db_call")
+
+
+def _test_modules_imported(source: str) -> set[str]:
+    """The test modules (test_*.py) that `source` imports, absolutely or relatively."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            found.add(base)
+            found.update(f"{base}.{alias.name}" for alias in node.names)
+    return {m for m in found if m.rsplit(".", 1)[-1].startswith("test_")}
+
+
+def test_no_test_module_imports_another() -> None:
+    # What two test modules share lives in a conftest.py (fixtures) or a helper module
+    # (fakes.py, factories.py, ...): importing a test module runs its tests' collection twice
+    # and ties one module's tests to another's private helpers.
+    wrong = [
+        f"{path.relative_to(ROOT)} imports {module}"
+        for path in sorted((ROOT / "tests").rglob("test_*.py"))
+        for module in sorted(_test_modules_imported(path.read_text(encoding="utf-8")))
+    ]
+    assert wrong == []
+
+
+def test_the_test_import_rule_sees_each_form_of_import() -> None:
+    source = (
+        "import tests.answers.test_sse\n"
+        "from tests.answers.test_consumer import connected\n"
+        "from tests.answers import test_views\n"
+        "from .test_models import thing\n"
+        "from tests.answers.fakes import ScriptedComposer\n"
+    )
+    assert _test_modules_imported(source) == {
+        "tests.answers.test_sse",
+        "tests.answers.test_consumer",
+        "tests.answers.test_views",
+        ".test_models",
+    }

@@ -1,6 +1,6 @@
-"""Small reads for analytics: categories with their conversations, periods, the router's latest
-evaluation. The dashboard's reads are in `dashboard/selectors.py` (pre-aggregated counts)
-and `dashboard/question_lists.py` (the two bounded reads of the turn log).
+"""Small reads for analytics: periods and the router's latest evaluation. The dashboard's
+reads are in `dashboard/selectors.py` (pre-aggregated counts) and `dashboard/question_lists.py`
+(the two bounded reads of the turn log).
 
 Days are local to settings.TIME_ZONE, not to the request, because the stored rows were cut
 with it (`apps.answers.turn.cuts`).
@@ -9,28 +9,11 @@ with it (`apps.answers.turn.cuts`).
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 
-from django.db.models import Count
 from django.utils import timezone
 
-from apps.analytics.models import Category
 from apps.answers.models import RouterEvaluation
 from apps.answers.turn.cuts import local_day
-
-
-@dataclass(frozen=True)
-class CategoryCount:
-    pk: int
-    name: str
-    active: bool
-    conversations: int
-
-
-def categories_count() -> list[CategoryCount]:
-    """Every category with how many conversations carry it now, busiest first."""
-    rows = Category.objects.annotate(n=Count("conversations")).order_by("-n", "name")
-    return [CategoryCount(c.pk, c.name, c.active, c.n) for c in rows]
 
 
 def local_period(*, days: int, now: dt.datetime | None = None) -> tuple[dt.date, dt.date]:

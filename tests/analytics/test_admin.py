@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from apps.analytics.dashboard.selectors import Period, board_get
 from apps.analytics.models import Category, ConversationCategory
-from apps.analytics.selectors import categories_count, local_period
+from apps.analytics.selectors import local_period
 from apps.analytics.services import daily_counts_refresh_range
 from apps.answers.models import Conversation, Turn
 from tests.factories import (
@@ -62,21 +62,6 @@ def _counted(*, days: int = 30, now: dt.datetime | None = None) -> None:
 
 
 # --- Selectors -------------------------------------------------------------------------------
-
-
-def test_category_counts_are_per_category() -> None:
-    hr, it = CategoryFactory.create(name="HR"), CategoryFactory.create(name="IT")
-    idle = CategoryFactory.create(name="Idle", active=False)
-    for _ in range(3):
-        _label(ConversationFactory.create(), hr)
-    _label(ConversationFactory.create(), hr, it)
-
-    counts = {c.name: c for c in categories_count()}
-
-    assert counts["HR"].conversations == 4 and counts["IT"].conversations == 1
-    assert counts["Idle"].conversations == 0 and not counts["Idle"].active
-    assert categories_count()[0].name == "HR"  # busiest first
-    assert counts["Idle"].pk == idle.pk
 
 
 def test_board_fills_every_day_and_aggregates_refusals_confidence_and_bands() -> None:

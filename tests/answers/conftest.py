@@ -1,9 +1,12 @@
-"""Fixtures shared by the transport tests (WebSocket and SSE)."""
+"""Fixtures shared by the answers tests: the transports (WebSocket and SSE), signed-in users,
+fake providers and a tiny BEIR-format dataset."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import ExitStack
+from pathlib import Path
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -51,3 +54,33 @@ def use_providers(embedder: CountingEmbedder) -> Iterator[Callable[..., None]]:
 
         use()
         yield use
+
+
+CORPUS = [
+    {"_id": "d1", "title": "Leave", "text": "Employees take twenty-six days of annual leave."},
+    {"_id": "d2", "title": "VPN", "text": "The VPN uses WireGuard; import the profile."},
+    {"_id": "d3", "title": "Expenses", "text": "Travel expenses are refunded within ten days."},
+]
+
+
+QUERIES = [
+    {"_id": "q1", "text": "annual leave days", "answers": ["twenty-six"], "is_impossible": False},
+    {
+        "_id": "q2",
+        "text": "WireGuard VPN profile",
+        "answers": ["WireGuard"],
+        "is_impossible": False,
+    },
+    {"_id": "q3", "text": "parking garage opening hours", "answers": [], "is_impossible": True},
+]
+
+
+@pytest.fixture
+def dataset(tmp_path: Path) -> Path:
+    """A tiny BEIR-format dataset: three documents, two answerable queries and one that is not."""
+    folder = tmp_path / "tiny"
+    folder.mkdir()
+    (folder / "corpus.jsonl").write_text("\n".join(json.dumps(r) for r in CORPUS))
+    (folder / "queries.jsonl").write_text("\n".join(json.dumps(q) for q in QUERIES))
+    (folder / "qrels.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\n")
+    return folder

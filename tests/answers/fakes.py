@@ -1,13 +1,22 @@
-"""Small fake stages for whole-turn tests: a fixed classifier and scripted composers, put
-together with a real Retriever over the CountingEmbedder and a tiny ingested handbook."""
+"""Small fake stages for whole-turn tests: a fixed classifier, scripted composers and a
+scripted chat model, put together with a real Retriever over the CountingEmbedder and a tiny
+ingested handbook."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from apps.answers.composing.types import ComposeRequest, ComposerEvent, SupportSignal, TextDelta
+from apps.answers.composing.types import (
+    ComposeRequest,
+    ComposerEvent,
+    Refusal,
+    SupportSignal,
+    TextDelta,
+)
+from apps.answers.providers.chat import ChatError, ChatMessage, ChatUsage
 from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.pipeline import Retriever
 from apps.answers.retrieval.types import Candidate, RetrievedChunk
@@ -157,3 +166,63 @@ def providers_fake(
         bump_threshold=0.7,
         clarify_threshold=0.55,
     )
+
+
+class ScriptedChat:
+    """A ChatModel that streams given pieces, then optionally fails."""
+
+    name = "scripted"
+
+    def __init__(
+        self,
+        pieces: Sequence[str] = (),
+        *,
+        error: ChatError | None = None,
+        json_reply: str = "",
+    ) -> None:
+        self.pieces = list(pieces)
+        self.error = error
+        self.json_reply = json_reply
+        self.messages: list[ChatMessage] = []
+
+    async def stream(
+        self,
+        *,
+        messages: Sequence[ChatMessage],
+        temperature: float = 0.2,
+        max_tokens: int | None = None,
+    ) -> AsyncIterator[str]:
+        self.messages = list(messages)
+        for piece in self.pieces:
+            yield piece
+        if self.error is not None:
+            raise self.error
+
+    async def complete_json(
+        self,
+        *,
+        messages: Sequence[ChatMessage],
+        schema: Mapping[str, Any],
+        schema_name: str,
+        temperature: float = 0.0,
+        max_tokens: int | None = None,
+    ) -> str:
+        self.messages = list(messages)
+        if self.error is not None:
+            raise self.error
+        return self.json_reply
+
+    @property
+    def last_usage(self) -> ChatUsage | None:
+        return None
+
+
+class SureRefuser:
+    """A composer that refuses yet reports full support: the turn must still show red."""
+
+    name = "sure-refuser"
+
+    async def compose(self, request: ComposeRequest) -> AsyncIterator[ComposerEvent]:
+        yield TextDelta("The documents do not say.")
+        yield SupportSignal(1.0, "test")
+        yield Refusal(reason="scripted refusal")

@@ -17,8 +17,8 @@ from apps.answers.providers.registry import providers_override
 from apps.answers.routing.types import Intent
 from tests.answers.access_world import EXPECTED, USERS, World, collections_of, world_build
 from tests.answers.fakes import FixedClassifier, classification, providers_fake
-from tests.answers.test_consumer import connected, receive_until, terminal
-from tests.answers.test_sse import SSE, ask, frames
+from tests.answers.sockets import connected, receive_until, terminal
+from tests.answers.sse import SSE, ask, frames
 from tests.conftest import CountingEmbedder
 
 pytestmark = [

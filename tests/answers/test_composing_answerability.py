@@ -13,7 +13,7 @@ from apps.answers.composing.answerability import (
     answerability_signals,
 )
 from apps.answers.composing.sentences import Evidence, Scored, Sentence
-from tests.answers.test_composing_extractive import EXPENSES, LEAVE, ask, composer, run, window
+from tests.answers.compose import EXPENSES, LEAVE, ask, composer, run, window
 
 
 def scored(text: str, *, rank: int, score: float, terms: str = "") -> Scored:

@@ -6,7 +6,7 @@ from apps.answers.composing import ComposeRequest, Refusal, SupportSignal
 from apps.answers.retrieval.types import Bridge
 from apps.answers.routing.types import Intent
 from apps.corpus.text import Language
-from tests.answers.test_composing_extractive import cited, composer, run, text_of, window
+from tests.answers.compose import cited, composer, run, text_of, window
 
 QUESTION = "What is the seat of the county where Van Hook Township is located?"
 TOWNSHIP = (

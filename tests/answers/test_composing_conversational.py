@@ -27,7 +27,7 @@ from apps.answers.routing.types import Intent
 from apps.answers.turn.compose_stream import ComposeOutcome, compose_events
 from apps.answers.turn.recorder import MemoryRecorder
 from apps.corpus.text import Language
-from tests.answers.test_composing_openai import ScriptedChat
+from tests.answers.fakes import ScriptedChat
 
 NO_CONTEXT = ContextWindow(chunks=(), budget_tokens=1, used_tokens=0, dropped_chunk_ids=())
 

@@ -11,8 +11,7 @@ from apps.answers.composing.followup_phrasing import question_from_topic
 from apps.answers.composing.followups import duplicate_threshold, key_phrase, offline_questions
 from apps.answers.providers.chat import ChatUnavailable
 from apps.answers.retrieval.types import ContextChunk, ContextWindow, RetrievedChunk
-from tests.answers.fakes import retrieved_chunk
-from tests.answers.test_composing_openai import ScriptedChat
+from tests.answers.fakes import ScriptedChat, retrieved_chunk
 from tests.conftest import CountingEmbedder
 
 QUERY = "How many days of annual leave do I get?"

@@ -3,7 +3,7 @@ stream shapes a real model will not produce on demand (garbage, empty, cut mid-m
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import pytest
@@ -25,67 +25,16 @@ from apps.answers.composing import (
 from apps.answers.composing.prompts import answer_messages
 from apps.answers.providers.chat import (
     ChatError,
-    ChatMessage,
     ChatSettings,
     ChatTimeout,
     ChatUnavailable,
-    ChatUsage,
 )
 from apps.answers.providers.openai_chat import OpenAIChatModel
 from apps.answers.retrieval.types import ContextChunk, ContextWindow
 from apps.answers.routing.types import HistoryMessage
 from apps.answers.streaming import extract_citations
-from tests.answers.fakes import retrieved_chunk
+from tests.answers.fakes import ScriptedChat, retrieved_chunk
 from tests.llm_server import LocalLLMServer, llm_server_fixture  # noqa: F401  (registers the fixture)
-
-
-class ScriptedChat:
-    """A ChatModel that streams given pieces, then optionally fails."""
-
-    name = "scripted"
-
-    def __init__(
-        self,
-        pieces: Sequence[str] = (),
-        *,
-        error: ChatError | None = None,
-        json_reply: str = "",
-    ) -> None:
-        self.pieces = list(pieces)
-        self.error = error
-        self.json_reply = json_reply
-        self.messages: list[ChatMessage] = []
-
-    async def stream(
-        self,
-        *,
-        messages: Sequence[ChatMessage],
-        temperature: float = 0.2,
-        max_tokens: int | None = None,
-    ) -> AsyncIterator[str]:
-        self.messages = list(messages)
-        for piece in self.pieces:
-            yield piece
-        if self.error is not None:
-            raise self.error
-
-    async def complete_json(
-        self,
-        *,
-        messages: Sequence[ChatMessage],
-        schema: Mapping[str, Any],
-        schema_name: str,
-        temperature: float = 0.0,
-        max_tokens: int | None = None,
-    ) -> str:
-        self.messages = list(messages)
-        if self.error is not None:
-            raise self.error
-        return self.json_reply
-
-    @property
-    def last_usage(self) -> ChatUsage | None:
-        return None
 
 
 def context_chunk(index: int, title: str, text: str, heading: str = "") -> ContextChunk:

@@ -15,8 +15,8 @@ from apps.answers.composing.shaping import on_topic, shaped_pieces
 from apps.answers.composing.structure import ITEM, PROSE, ROW, STEP, chunk_lines, never_answers
 from apps.answers.composing.terms import content_terms
 from apps.answers.retrieval.types import ContextChunk, ContextWindow
+from tests.answers.compose import ask, composer, run, text_of
 from tests.answers.fakes import retrieved_chunk
-from tests.answers.test_composing_extractive import ask, composer, run, text_of
 from tests.conftest import CountingEmbedder
 
 FORMATS = (

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -19,15 +18,18 @@ from apps.answers.turn.selectors import turn_events_since
 from apps.answers.web import consumers
 from ragplatform.routing import websocket_urlpatterns
 from tests.answers.fakes import ANSWER_TEXT, ScriptedComposer
-from tests.answers.sockets import socket_login
+from tests.answers.sockets import (
+    TERMINAL,
+    Envelope,
+    connected,
+    receive_until,
+    terminal,
+)
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.usefixtures("close_db_connections"),
 ]
-
-Envelope = dict[str, Any]
-TERMINAL = {"finished", "failed"}
 
 
 @pytest.fixture
@@ -36,28 +38,6 @@ def slow() -> ScriptedComposer:
     return ScriptedComposer(
         pieces=[f"Sentence {i} of the answer [c1]. " for i in range(10)], delay_s=0.15
     )
-
-
-async def connected(user: Any) -> WebsocketCommunicator:
-    communicator = WebsocketCommunicator(URLRouter(websocket_urlpatterns), "/ws/chat/")
-    await socket_login(communicator, user)
-    connected, _ = await communicator.connect()
-    assert connected
-    return communicator
-
-
-async def receive_until(
-    communicator: WebsocketCommunicator, stop: Callable[[Envelope], bool], timeout: float = 10
-) -> list[Envelope]:
-    received: list[Envelope] = []
-    async with asyncio.timeout(timeout):
-        while not received or not stop(received[-1]):
-            received.append(await communicator.receive_json_from(timeout=timeout))
-    return received
-
-
-def terminal(envelope: Envelope) -> bool:
-    return envelope["type"] in TERMINAL and envelope["seq"] > 0
 
 
 async def stored(turn_id: int) -> list[Envelope]:

@@ -12,36 +12,10 @@ import pytest
 from django.core.management import call_command
 
 from apps.answers.providers.registry import Providers, providers_override
-from tests.answers.fakes import ScriptedComposer, providers_fake
+from tests.answers.fakes import ScriptedComposer, SureRefuser, providers_fake
 from tests.conftest import CountingEmbedder
 
 pytestmark = pytest.mark.django_db
-
-CORPUS = [
-    {"_id": "d1", "title": "Leave", "text": "Employees take twenty-six days of annual leave."},
-    {"_id": "d2", "title": "VPN", "text": "The VPN uses WireGuard; import the profile."},
-    {"_id": "d3", "title": "Expenses", "text": "Travel expenses are refunded within ten days."},
-]
-QUERIES = [
-    {"_id": "q1", "text": "annual leave days", "answers": ["twenty-six"], "is_impossible": False},
-    {
-        "_id": "q2",
-        "text": "WireGuard VPN profile",
-        "answers": ["WireGuard"],
-        "is_impossible": False,
-    },
-    {"_id": "q3", "text": "parking garage opening hours", "answers": [], "is_impossible": True},
-]
-
-
-@pytest.fixture
-def dataset(tmp_path: Path) -> Path:
-    folder = tmp_path / "tiny"
-    folder.mkdir()
-    (folder / "corpus.jsonl").write_text("\n".join(json.dumps(r) for r in CORPUS))
-    (folder / "queries.jsonl").write_text("\n".join(json.dumps(q) for q in QUERIES))
-    (folder / "qrels.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\n")
-    return folder
 
 
 def test_evaluate_retrieval_writes_the_agreed_keys(
@@ -159,8 +133,6 @@ def _signals(path: Path) -> dict[str, dict[str, object]]:
 def test_evaluate_answers_reports_the_highest_refusal_confidence(
     dataset: Path, tmp_path: Path, embedder: CountingEmbedder
 ) -> None:
-    from tests.answers.test_refusal_paths import SureRefuser
-
     target = tmp_path / "answers.json"
     refusing = dataclasses.replace(providers_fake(embedder), composer=SureRefuser())
     with providers_override(refusing):

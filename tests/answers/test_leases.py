@@ -14,9 +14,8 @@ from django.contrib.auth.models import User
 from django.db.models import F
 from django.utils import timezone
 
-from apps.answers.conversations.services import conversation_start
 from apps.answers.events import Envelope, EventType, FailureCode
-from apps.answers.models import Turn, TurnStatus
+from apps.answers.models import Conversation, Turn, TurnStatus
 from apps.answers.routing.types import TurnAction
 from apps.answers.turn.entry import turn_events, turn_follow
 from apps.answers.turn.leases import (
@@ -41,7 +40,7 @@ pytestmark = [
 
 
 def _turn(user: User, *, tokens: tuple[str, ...] = ()) -> Turn:
-    turn = turn_start(conversation=conversation_start(user_id=user.pk), question="Leave days?")
+    turn = turn_start(conversation=Conversation.objects.create(user=user), question="Leave days?")
     for seq, text in enumerate(tokens, start=1):
         turn_event_append(
             envelope=Envelope(seq=seq, turn=turn.pk, type=EventType.TOKEN, data={"text": text})

@@ -14,45 +14,30 @@ from asgiref.sync import async_to_sync
 from apps.analytics.post_turn import CategoryOption, decide_online
 from apps.answers.composing.openai_composer import OpenAIComposer
 from apps.answers.models import Conversation, Turn, TurnStatus
-from apps.answers.providers.chat import ChatSettings
 from apps.answers.providers.configured import json_chat_adapter
-from apps.answers.providers.openai_chat import OpenAIChatModel
-from apps.answers.retrieval.pipeline import Retriever
+from apps.answers.retrieval.pipeline import RetrievalConfig, Retriever
 from apps.answers.retrieval.types import RetrievalRequest
-from apps.answers.routing.llm import LLMClassifier
-from apps.answers.routing.policy import classify_safely
-from apps.answers.routing.types import Intent, Strategy, Tier
-from apps.answers.turn.run import turn_run
-from apps.answers.turn.services import turn_start
+from apps.answers.routing.llm import (
+    MAX_TOKENS,
+    ROUTER_SCHEMA,
+    SCHEMA_NAME,
+    build_messages,
+    parse_classification,
+)
+from apps.answers.routing.types import STRATEGY_FOR_TIER, ClassifierError, Intent, Strategy, Tier
 from tests.answers.fakes import ScriptedComposer, handbook_load, providers_fake
+from tests.answers.turns import chat_model, turn_events
 from tests.conftest import CountingEmbedder
 from tests.llm_server import LocalLLMServer, llm_server_fixture  # noqa: F401  (registers it)
 
 pytestmark = [pytest.mark.llm, pytest.mark.django_db]
 
 
-def _chat(server: LocalLLMServer) -> OpenAIChatModel:
-    return OpenAIChatModel(
-        ChatSettings(base_url=server.base_url, api_key="", model=server.model, timeout_s=120)
-    )
-
-
-def _events(providers: object, question: str) -> tuple[Turn, list[dict[str, object]]]:
-    turn = turn_start(conversation=Conversation.objects.create(), question=question)
-
-    async def collect() -> list[dict[str, object]]:
-        return [dict(e) async for e in turn_run(turn_id=turn.pk, providers=providers)]  # type: ignore[arg-type]
-
-    events = async_to_sync(collect)()
-    turn.refresh_from_db()
-    return turn, events
-
-
 def test_a_real_model_streams_through_the_whole_turn(
     llm_server: LocalLLMServer, embedder: CountingEmbedder
 ) -> None:
     handbook_load(embedder)
-    chat = _chat(llm_server)
+    chat = chat_model(llm_server.base_url, llm_server.model)
     providers = replace(
         providers_fake(embedder),
         composer=OpenAIComposer(chat, timeout_s=120, max_tokens=80),
@@ -60,18 +45,18 @@ def test_a_real_model_streams_through_the_whole_turn(
         chat=chat,
     )
 
-    turn, events = _events(providers, "How many days of annual leave do employees get?")
+    turn, events = turn_events(providers, "How many days of annual leave do employees get?")
 
     types = [e["type"] for e in events]
     # The coalescer may merge a short answer into one piece; streaming itself is checked
     # piece by piece in test_composing_openai. Here: what streamed is what was stored.
     assert types[0] == "classification" and types.count("token") >= 1
-    streamed = "".join(e["data"]["text"] for e in events if e["type"] == "token")  # type: ignore[index]
+    streamed = "".join(e["data"]["text"] for e in events if e["type"] == "token")
     assert streamed == turn.answer
     assert sum(t in {"finished", "failed"} for t in types) == 1
     assert turn.composer == f"openai/{chat.name}" and not turn.fallback_reason
     assert turn.status in {TurnStatus.FINISHED, TurnStatus.FAILED}
-    cited = {e["data"]["alias"] for e in events if e["type"] == "citation"}  # type: ignore[index]
+    cited = {e["data"]["alias"] for e in events if e["type"] == "citation"}
     aliases = set(turn.context["aliases"])
     assert cited <= aliases  # whatever it wrote, only retrieved chunks became citations
     if turn.status == TurnStatus.FINISHED and not cited and not turn.refused:
@@ -82,16 +67,14 @@ def test_an_unreachable_model_falls_back_to_the_offline_composer(
     embedder: CountingEmbedder,
 ) -> None:
     handbook_load(embedder)
-    dead = OpenAIChatModel(
-        ChatSettings(base_url="http://127.0.0.1:9/v1", api_key="", model="none", timeout_s=5)
-    )
+    dead = chat_model("http://127.0.0.1:9/v1", "none", timeout_s=5)
     providers = replace(
         providers_fake(embedder),
         composer=OpenAIComposer(dead, timeout_s=5),
         fallback_composer=ScriptedComposer(),
     )
 
-    turn, events = _events(providers, "How many days of annual leave do employees get?")
+    turn, events = turn_events(providers, "How many days of annual leave do employees get?")
 
     assert events[-1]["type"] == "finished"
     assert turn.composer == "scripted" and turn.fallback_reason.startswith("openai/none")
@@ -111,35 +94,64 @@ def test_post_turn_structured_output_from_a_real_model(llm_server: LocalLLMServe
         CategoryOption(2, "HR", "leave, pay, hiring"),
     ]
 
-    decision = decide_online(_chat(llm_server), turn=turn, options=options, aliases=["c1", "c2"])
+    chat = chat_model(llm_server.base_url, llm_server.model)
 
+    decision = decide_online(chat, turn=turn, options=options, aliases=["c1", "c2"])
+
+    # The model decided (a reply that is not JSON raises, it is not papered over here).
+    assert decision.classifier == chat.name
     ids = [cid for cid, _ in decision.categories]
     assert set(ids) <= {1, 2} and len(ids) == len(set(ids))  # enum-bound and de-duplicated
     assert set(decision.attributed_aliases) <= {"c1", "c2"}
     assert decision.title is None or 0 < len(decision.title) <= 200
 
 
-def test_llm_router_returns_a_valid_classification(llm_server: LocalLLMServer) -> None:
-    classifier = LLMClassifier(json_chat_adapter(_chat(llm_server)), timeout_s=60)
+def test_llm_router_asks_a_real_server_and_reads_its_reply_strictly(
+    llm_server: LocalLLMServer,
+) -> None:
+    # A 135M model cannot be relied on to fill the schema (it may stop mid-object), so the
+    # classification itself is not asserted; what must hold is that a real server accepts the
+    # structured-output request and answers it, and that the reply either reads as the
+    # model's own classification or is refused as a ClassifierError (then the caller falls
+    # back), never anything else.
+    query = "how do I reset my password?"
+    chat = json_chat_adapter(chat_model(llm_server.base_url, llm_server.model))
 
-    result = async_to_sync(classify_safely)(
-        classifier=classifier, query="how do I reset my password?", history=(), timeout_s=60
+    raw = async_to_sync(chat.complete_json)(
+        messages=build_messages(query=query, history=()),
+        schema=ROUTER_SCHEMA,
+        schema_name=SCHEMA_NAME,
+        max_tokens=MAX_TOKENS,
     )
 
+    assert raw.strip()
+    try:
+        result = parse_classification(raw, query=query)
+    except ClassifierError:
+        return
+    assert result.classifier == "llm" and not result.fallback_reason
     assert result.intent in set(Intent) and result.tier in set(Tier)
-    assert 0.0 <= result.confidence <= 1.0
+    assert result.strategy is STRATEGY_FOR_TIER[result.tier]  # the tier decides, not the model
+    assert result.language == "en"  # detected from the query, never taken from the model
 
 
 def test_hyde_with_a_real_model_adds_a_recorded_variant(
     llm_server: LocalLLMServer, embedder: CountingEmbedder
 ) -> None:
     handbook_load(embedder)
-    retriever = Retriever(embedder=embedder, chat=_chat(llm_server))
+    chat = chat_model(llm_server.base_url, llm_server.model)
+    # A generous budget: on a loaded machine the default would time out, and a timeout is
+    # recorded as a skip, which this test must not accept.
+    retriever = Retriever(
+        embedder=embedder, chat=chat, config=RetrievalConfig(expansion_timeout_s=120)
+    )
 
     result = async_to_sync(retriever.retrieve)(
         RetrievalRequest(query="annual leave days", strategy=Strategy.MODERATE)
     )
 
-    hyde = [v for v in result.trace.variants if v.kind == "hyde"]
-    assert hyde and (hyde[0].text or hyde[0].skipped_reason)
-    assert "hyde:generate" in result.trace.timings_ms
+    # The passage was generated and searched with, not skipped because the model failed.
+    (hyde,) = [v for v in result.trace.variants if v.kind == "hyde"]
+    assert hyde.text.strip() and not hyde.skipped_reason
+    assert result.trace.models["hyde"] == chat.name
+    assert {"hyde:generate", "dense:hyde"} <= set(result.trace.timings_ms)

@@ -29,6 +29,7 @@ from apps.answers.retrieval.types import ContextChunk, ContextWindow
 from apps.answers.routing.llm import LLMClassifier
 from apps.answers.routing.policy import classify_safely
 from apps.answers.routing.types import Strategy, Tier
+from tests.answers.chat_server import scripted_server, sse_chunk, sse_response
 from tests.answers.fakes import (
     FixedClassifier,
     ScriptedComposer,
@@ -37,9 +38,7 @@ from tests.answers.fakes import (
     providers_fake,
     retrieved_chunk,
 )
-from tests.answers.test_evaluation_commands import dataset  # noqa: F401  (the tiny BEIR set)
-from tests.answers.test_model_fallbacks import QUESTION, chat_model, turn_events
-from tests.answers.test_openai_chat import scripted_server, sse_chunk, sse_response
+from tests.answers.turns import QUESTION, chat_model, turn_events
 from tests.conftest import CountingEmbedder
 from tests.llm_server import LocalLLMServer, llm_server_fixture  # noqa: F401  (registers it)
 
@@ -232,7 +231,7 @@ def _evaluate(folder: Path, tmp_path: Path, providers: object) -> tuple[dict[str
 
 
 def test_a_composer_error_is_recorded_and_the_run_goes_on(
-    dataset: Path,  # noqa: F811
+    dataset: Path,
     tmp_path: Path,
     embedder: CountingEmbedder,
 ) -> None:
@@ -248,7 +247,7 @@ def test_a_composer_error_is_recorded_and_the_run_goes_on(
 
 @pytest.mark.llm
 def test_a_real_model_cut_short_is_an_error_per_question_not_a_crash(
-    dataset: Path,  # noqa: F811
+    dataset: Path,
     tmp_path: Path,
     embedder: CountingEmbedder,
     llm_server: LocalLLMServer,

@@ -15,8 +15,7 @@ from django.core.checks import run_checks
 
 from apps.answers.composing.conversational import ConversationalResponder
 from apps.answers.composing.openai_composer import OpenAIComposer
-from apps.answers.models import Conversation, Turn, TurnStatus
-from apps.answers.providers.chat import ChatSettings
+from apps.answers.models import TurnStatus
 from apps.answers.providers.configured import json_chat_adapter
 from apps.answers.providers.openai_chat import OpenAIChatModel
 from apps.answers.providers.registry import Providers, _configured_providers
@@ -26,8 +25,6 @@ from apps.answers.routing.fallback import FallbackClassifier
 from apps.answers.routing.llm import LLMClassifier
 from apps.answers.routing.trained import TrainedClassifier
 from apps.answers.routing.types import Intent, TurnAction
-from apps.answers.turn.run import turn_run
-from apps.answers.turn.services import turn_start
 from apps.corpus.models import Chunk
 from apps.corpus.search.embedders import (
     EmbedderError,
@@ -36,28 +33,12 @@ from apps.corpus.search.embedders import (
     configured_model_id,
 )
 from tests.answers.fakes import FixedClassifier, classification, handbook_load, providers_fake
+from tests.answers.turns import QUESTION, chat_model, turn_events
 from tests.conftest import CountingEmbedder
 from tests.llm_server import LocalLLMServer, llm_server_fixture  # noqa: F401  (registers it)
 
 pytestmark = pytest.mark.django_db
 DOWN = "http://127.0.0.1:9/v1"  # nothing listens on the discard port
-QUESTION = "How many days of annual leave do employees get?"
-
-
-def chat_model(base_url: str, model: str, **overrides: Any) -> OpenAIChatModel:
-    options = {"timeout_s": 120.0, **overrides}
-    return OpenAIChatModel(ChatSettings(base_url=base_url, api_key="", model=model, **options))
-
-
-def turn_events(providers: Providers, question: str) -> tuple[Turn, list[dict[str, Any]]]:
-    turn = turn_start(conversation=Conversation.objects.create(), question=question)
-
-    async def collect() -> list[dict[str, Any]]:
-        return [dict(e) async for e in turn_run(turn_id=turn.pk, providers=providers)]
-
-    events = async_to_sync(collect)()
-    turn.refresh_from_db()
-    return turn, events
 
 
 def llm_router(chat: OpenAIChatModel, timeout_s: float) -> FallbackClassifier:

@@ -4,11 +4,9 @@ the failure shapes a real model will not produce on demand. The SDK is never moc
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 import socket
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
@@ -22,6 +20,7 @@ from apps.answers.providers.chat import (
     reply_json_object,
 )
 from apps.answers.providers.openai_chat import OpenAIChatModel
+from tests.answers.chat_server import http_response, scripted_server, sse_chunk, sse_response
 from tests.llm_server import LocalLLMServer, llm_server_fixture  # noqa: F401  (registers the fixture)
 
 QUESTION = [
@@ -136,62 +135,10 @@ async def test_closed_port_raises_chat_unavailable_quickly(
     assert time.monotonic() - started < 2.0
 
 
-Responder = Callable[[bytes, asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
-
-
-@contextlib.asynccontextmanager
-async def scripted_server(respond: Responder) -> AsyncIterator[tuple[str, list[bytes]]]:
-    """An HTTP/1.1 server on a free port; yields its /v1 URL and the request bodies it saw."""
-    bodies: list[bytes] = []
-
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        head = await reader.readuntil(b"\r\n\r\n")
-        length = next(
-            (
-                int(line.split(b":")[1])
-                for line in head.lower().split(b"\r\n")
-                if line.startswith(b"content-length:")
-            ),
-            0,
-        )
-        body = await reader.readexactly(length)
-        bodies.append(body)
-        try:
-            await respond(body, reader, writer)
-        finally:
-            writer.close()
-
-    server = await asyncio.start_server(handle, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    async with server:
-        yield f"http://127.0.0.1:{port}/v1", bodies
-
-
 # A streaming head that promises far more body than will ever be sent.
 STREAM_HEAD = (
     b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: 100000\r\n\r\n"
 )
-
-
-def http_response(status: int, body: bytes, content_type: str = "application/json") -> bytes:
-    head = f"HTTP/1.1 {status} X\r\nContent-Type: {content_type}\r\nConnection: close\r\n"
-    return f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body
-
-
-def sse_chunk(content: str | None) -> bytes:
-    delta = {"role": "assistant"} if content is None else {"content": content}
-    chunk = {
-        "id": "c1",
-        "object": "chat.completion.chunk",
-        "created": 0,
-        "model": "fake",
-        "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
-    }
-    return f"data: {json.dumps(chunk)}\n\n".encode()
-
-
-def sse_response(*events: bytes) -> bytes:
-    return http_response(200, b"".join(events), "text/event-stream")
 
 
 async def hang_up(body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -17,8 +17,6 @@ from apps.answers.composing.types import (
     ComposeRequest,
     ComposerError,
     ComposerEvent,
-    Refusal,
-    SupportSignal,
     TextDelta,
 )
 from apps.answers.events import FailureCode
@@ -26,8 +24,7 @@ from apps.answers.models import Conversation, Turn, TurnStatus
 from apps.answers.providers.registry import Providers
 from apps.answers.turn.run import turn_run
 from apps.answers.turn.services import turn_start
-from tests.answers.fakes import handbook_load, providers_fake
-from tests.answers.test_composing_openai import ScriptedChat
+from tests.answers.fakes import ScriptedChat, SureRefuser, handbook_load, providers_fake
 from tests.conftest import CountingEmbedder
 
 pytestmark = pytest.mark.django_db
@@ -39,17 +36,6 @@ class UnavailableComposer:
     async def compose(self, request: ComposeRequest) -> AsyncIterator[ComposerEvent]:
         raise ComposerError(FailureCode.MODEL_UNAVAILABLE, "connection refused", retryable=True)
         yield TextDelta("")  # pragma: no cover - makes this an async generator
-
-
-class SureRefuser:
-    """A composer that refuses yet reports full support: the turn must still show red."""
-
-    name = "sure-refuser"
-
-    async def compose(self, request: ComposeRequest) -> AsyncIterator[ComposerEvent]:
-        yield TextDelta("The documents do not say.")
-        yield SupportSignal(1.0, "test")
-        yield Refusal(reason="scripted refusal")
 
 
 def _answer(embedder: CountingEmbedder, composer: Composer, question: str, **extra: object) -> Turn:

@@ -12,7 +12,7 @@ from apps.answers.retrieval.rewrite import (
     rewrite_offline,
 )
 from apps.answers.routing.types import HistoryMessage
-from tests.answers.test_composing_openai import ScriptedChat
+from tests.answers.fakes import ScriptedChat
 
 
 def _asked(*questions: str) -> tuple[HistoryMessage, ...]:

@@ -11,23 +11,20 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.conf import LazySettings
 from django.contrib.auth.models import User
-from django.http import StreamingHttpResponse
 from django.test import AsyncClient
 
-from apps.answers.conversations.services import conversation_start
-from apps.answers.models import Turn, TurnStatus
+from apps.answers.models import Conversation, Turn, TurnStatus
 from apps.answers.turn.entry import turn_events
 from apps.answers.turn.selectors import turn_events_since
 from apps.answers.turn.services import turn_start
 from apps.corpus.search.legs import SearchFilters
 from tests.answers.fakes import ANSWER_TEXT, ScriptedComposer
+from tests.answers.sse import REJECTED, SSE, ask, frames
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.usefixtures("close_db_connections"),
 ]
-
-SSE = {"Accept": "text/event-stream"}
 
 
 @pytest.fixture
@@ -35,25 +32,6 @@ async def client(user: User) -> AsyncClient:
     client = AsyncClient()
     await client.aforce_login(user)
     return client
-
-
-async def frames(response: Any) -> list[dict[str, Any]]:
-    """Parse an SSE body into {"id", "event", "data"} frames, checking the wire format."""
-    assert isinstance(response, StreamingHttpResponse)
-    body = b"".join([chunk async for chunk in response.streaming_content]).decode()  # type: ignore[union-attr]
-    assert body.endswith("\n\n")
-    parsed = []
-    for block in body.removesuffix("\n\n").split("\n\n"):
-        fields = dict(line.split(": ", 1) for line in block.split("\n"))
-        assert set(fields) == {"id", "event", "data"}
-        parsed.append({**fields, "data": json.loads(fields["data"])})
-    return parsed
-
-
-async def ask(client: AsyncClient, body: object, **headers: str) -> Any:
-    return await client.post(
-        "/api/turns/", data=json.dumps(body), content_type="application/json", headers=headers
-    )
 
 
 async def test_post_streams_every_envelope_in_order(
@@ -97,23 +75,6 @@ async def test_without_the_event_stream_accept_header_it_is_406(
     assert response.status_code == 406
     assert response.json()["error"]["code"] == "not_acceptable"
     assert await Turn.objects.acount() == 0
-
-
-# Rejected questions; the REST answer endpoint's tests check it rejects them alike.
-REJECTED = [
-    ({"question": "   "}, 400, "invalid_request"),
-    ({}, 400, "invalid_request"),
-    (["not", "an", "object"], 400, "invalid_request"),
-    ({"question": "Leave?", "collections": ["Nope"]}, 400, "invalid_request"),
-    ({"question": "Leave?", "collections": "Handbook"}, 400, "invalid_request"),
-    ({"question": "Leave?", "conversation": "nope"}, 400, "invalid_request"),
-    ({"question": "x" * 5000}, 400, "invalid_request"),
-    (
-        {"question": "Leave?", "conversation": "1b4e28ba-2fa1-11d2-883f-0016d3cca427"},
-        404,
-        "not_found",
-    ),
-]
 
 
 @pytest.mark.parametrize(("body", "status", "code"), REJECTED)
@@ -183,7 +144,7 @@ async def test_events_follow_a_turn_that_is_still_streaming(
     client: AsyncClient, user: User, use_providers: Callable[..., None]
 ) -> None:
     use_providers(ScriptedComposer(pieces=[f"Part {i} [c1]. " for i in range(6)], delay_s=0.1))
-    conversation = await sync_to_async(conversation_start)(user_id=user.pk)
+    conversation = await Conversation.objects.acreate(user=user)
     turn = await sync_to_async(turn_start)(conversation=conversation, question="Leave days?")
     # The answer runs elsewhere (another process, in production); here, a task.
     running = asyncio.create_task(_drain(turn_events(turn_id=turn.pk, filters=SearchFilters())))
@@ -207,7 +168,7 @@ async def test_a_turn_events_generator_closed_mid_answer_ends_the_turn_as_cancel
 ) -> None:
     # `turn_events` itself (the REST API, `manage.py ask`): closing it is stopping the turn.
     use_providers(ScriptedComposer(pieces=[f"Part {i} [c1]. " for i in range(6)], delay_s=0.1))
-    conversation = await sync_to_async(conversation_start)(user_id=user.pk)
+    conversation = await Conversation.objects.acreate(user=user)
     turn = await sync_to_async(turn_start)(conversation=conversation, question="Leave days?")
     events = turn_events(turn_id=turn.pk, filters=SearchFilters())
     async for envelope in events:

@@ -23,7 +23,7 @@ from apps.answers.models import Citation, Conversation, Turn, TurnStatus
 from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.types import RetrievalRequest
 from apps.answers.routing.types import Intent, Strategy
-from apps.answers.turn.end_steps import TurnEnd, turn_end_steps_run
+from apps.answers.turn.end_steps import TurnEnd, turn_end_steps_override, turn_end_steps_run
 from apps.answers.turn.entry import turn_open
 from apps.answers.turn.leases import turn_interrupt
 from apps.answers.turn.run import turn_run
@@ -295,29 +295,30 @@ def test_a_bumped_turn_starts_from_the_first_pass_instead_of_searching_again(
 )
 def test_each_turn_end_runs_the_registered_steps_once_with_its_status(
     embedder: CountingEmbedder,
-    monkeypatch: pytest.MonkeyPatch,
     django_capture_on_commit_callbacks: Callable[..., AbstractContextManager[object]],
     composer: Composer,
     status: TurnStatus,
 ) -> None:
     handbook_load(embedder)
     ends: list[TurnEnd] = []
-    monkeypatch.setattr("apps.answers.turn.end_steps._STEPS", {"record": ends.append})
-    with django_capture_on_commit_callbacks(execute=True):
+    with (
+        turn_end_steps_override({"record": ends.append}),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
         turn, _ = _run(providers_fake(embedder, composer=composer), "annual leave days?")  # type: ignore[arg-type]
     assert ends == [TurnEnd(turn.pk, status)]
 
 
 def test_a_failing_turn_end_step_is_logged_and_the_others_still_run(
-    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     ends: list[TurnEnd] = []
 
     def explode(end: TurnEnd) -> None:
         raise RuntimeError("queue down")
 
-    monkeypatch.setattr("apps.answers.turn.end_steps._STEPS", {"bad": explode, "good": ends.append})
-    turn_end_steps_run(TurnEnd(7, TurnStatus.FINISHED))
+    with turn_end_steps_override({"bad": explode, "good": ends.append}):
+        turn_end_steps_run(TurnEnd(7, TurnStatus.FINISHED))
     assert ends == [TurnEnd(7, TurnStatus.FINISHED)]
     assert "Turn-end step bad failed for turn 7" in caplog.text
 

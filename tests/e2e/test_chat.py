@@ -1,25 +1,19 @@
 """A user asks questions on the chat page in a real browser, over a real WebSocket.
 
 pytest-django's live server speaks WSGI only, so the page is served by daphne (the server
-`make serve` runs) in a thread of this process: the fake providers patched in below are the
-ones the server uses, and the test database is the one it reads.
+`make serve` runs) in a thread of this process (the `daphne_url` fixture): the fake providers
+put in place below are the ones the server uses, and the test database is the one it reads.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import User
-from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
-from django.db import connection
 from playwright.sync_api import Page, expect
-from pytest_django import DjangoDbBlocker
 
 from apps.answers.models import Turn, TurnStatus
 from apps.answers.providers.registry import providers_override
@@ -33,42 +27,11 @@ from tests.answers.fakes import (
     providers_fake,
 )
 from tests.conftest import CountingEmbedder
+from tests.e2e.chat import ask, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-PASSWORD = "a-long-e2e-password"
 SLOW_WORD = "slowly"
-
-
-@pytest.fixture(scope="session")
-def daphne_url(django_db_setup: None, django_db_blocker: DjangoDbBlocker) -> Iterator[str]:
-    from channels.routing import get_default_application
-    from daphne.endpoints import build_endpoint_description_strings
-    from daphne.server import Server  # installs Twisted's asyncio reactor
-    from twisted.internet import reactor
-
-    server = Server(
-        application=ASGIStaticFilesHandler(get_default_application()),
-        endpoints=build_endpoint_description_strings(host="127.0.0.1", port=0),
-        signal_handlers=False,
-    )
-    thread = threading.Thread(target=server.run, name="daphne", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.listening_addresses:
-        if time.monotonic() > deadline:
-            raise RuntimeError("daphne did not start listening")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{server.listening_addresses[0][1]}"
-    reactor.callFromThread(reactor.stop)  # type: ignore[misc]
-    thread.join(timeout=5)
-    # The server's worker threads keep their database connections; end them, or the test
-    # database cannot be dropped at the end of the session.
-    with django_db_blocker.unblock(), connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        )
 
 
 @pytest.fixture
@@ -81,35 +44,9 @@ def composer(embedder: CountingEmbedder) -> Iterator[ScriptedComposer]:
         yield scripted
 
 
-@pytest.fixture
-def chat_page(page: Page, daphne_url: str, django_user_model: type[User]) -> Page:
-    """Log in through the login page the chat redirects to, and land back on the chat."""
-    # A plain user, not staff: the chat has its own login page, not the admin's.
-    django_user_model.objects.create_user("ada", password=PASSWORD)
-    page.set_default_timeout(10_000)
-    page.goto(f"{daphne_url}/")
-    page.get_by_label("Username").fill("ada")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    expect(page.get_by_role("heading", name="New conversation")).to_be_visible()
-    return page
-
-
-def _ask(page: Page, question: str) -> None:
-    page.get_by_label("Question").fill(question)
-    page.get_by_role("button", name="Ask", exact=True).click()
-
-
-def _wait_for(condition: Callable[[], bool], timeout: float = 5.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.05)
-
-
 def test_ask_stream_cite_follow_up_and_stop(chat_page: Page, composer: ScriptedComposer) -> None:
     page = chat_page
-    _ask(page, "How many days of annual leave do employees get?")
+    ask(page, "How many days of annual leave do employees get?")
     first = page.locator("li.turn").nth(0)
     answer = first.locator(".answer")
 
@@ -138,7 +75,7 @@ def test_ask_stream_cite_follow_up_and_stop(chat_page: Page, composer: ScriptedC
     expect(second.locator(".answer")).not_to_have_class("bubble answer streaming", timeout=10_000)
     expect(second.locator(".answer .badge")).to_be_visible()
 
-    _ask(page, f"Explain the leave rules {SLOW_WORD}, please")
+    ask(page, f"Explain the leave rules {SLOW_WORD}, please")
     third = page.locator("li.turn").nth(2)
     expect(third.locator(".answer-text")).to_contain_text("twenty-six days", timeout=10_000)
     page.get_by_role("button", name="Stop", exact=True).click()
@@ -150,7 +87,7 @@ def test_ask_stream_cite_follow_up_and_stop(chat_page: Page, composer: ScriptedC
 
     last = Turn.objects.order_by("-pk").first()
     assert last is not None
-    _wait_for(lambda: Turn.objects.get(pk=last.pk).status == TurnStatus.CANCELLED)
+    wait_for(lambda: Turn.objects.get(pk=last.pk).status == TurnStatus.CANCELLED)
     assert composer.started == 3
     # The page a user returns to renders the same turns from the stored rows.
     page.reload()
@@ -204,7 +141,7 @@ def test_search_results_a_right_to_left_answer_and_a_table(
     chat_page: Page, search_and_persian: None
 ) -> None:
     page = chat_page
-    _ask(page, "documents about travel expenses")
+    ask(page, "documents about travel expenses")
     results = page.locator("li.turn").nth(0).locator(".results > li")
     expect(results.first).to_be_visible()
     expect(results.first.locator("a").first).to_have_attribute(
@@ -216,7 +153,7 @@ def test_search_results_a_right_to_left_answer_and_a_table(
     expect(page.locator(".results img, .results b")).to_have_count(0)  # ... never as markup
     assert page.title() != "1"
 
-    _ask(page, "کارمندان چند روز مرخصی دارند؟")
+    ask(page, "کارمندان چند روز مرخصی دارند؟")
     answer = page.locator("li.turn").nth(1).locator(".answer")
     expect(answer).not_to_have_class("bubble answer streaming", timeout=10_000)
     paragraph = answer.locator(".answer-text p").first
@@ -224,7 +161,7 @@ def test_search_results_a_right_to_left_answer_and_a_table(
     assert paragraph.evaluate("p => getComputedStyle(p).direction") == "rtl"
     expect(answer.locator("a.chip")).to_have_text("1")
 
-    _ask(page, "Compare the leave and expenses rules")
+    ask(page, "Compare the leave and expenses rules")
     answer = page.locator("li.turn").nth(2).locator(".answer")
     expect(answer).not_to_have_class("bubble answer streaming", timeout=10_000)
     table = answer.locator(".answer-text table")

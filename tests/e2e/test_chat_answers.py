@@ -2,8 +2,8 @@
 shown in the audit, copy and regenerate, and a turn resumed after a reload or a dropped socket
 rendered exactly once.
 
-The server, login and fake providers are those of test_chat.py (daphne in a thread, the test
-database, scripted answers).
+The server and login are the e2e fixtures' (daphne in a thread, the test database), the
+answers scripted.
 """
 
 from __future__ import annotations
@@ -20,12 +20,7 @@ from apps.answers.models import Turn, TurnFeedback, TurnStatus
 from apps.answers.providers.registry import providers_override
 from tests.answers.fakes import ScriptedComposer, handbook_load, providers_fake
 from tests.conftest import CountingEmbedder
-from tests.e2e import test_chat
-from tests.e2e.test_chat import PASSWORD, _ask, _wait_for
-
-# The signed-in chat page and its server, shared with test_chat.py (one server a session).
-daphne_url = test_chat.daphne_url
-chat_page = test_chat.chat_page
+from tests.e2e.chat import PASSWORD, ask, wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -52,7 +47,7 @@ def answers(embedder: CountingEmbedder) -> Iterator[ScriptedComposer]:
 
 
 def _finished_answer(page: Page, question: str = QUESTION, nth: int = 0) -> None:
-    _ask(page, question)
+    ask(page, question)
     answer = page.locator("li.turn").nth(nth).locator(".answer")
     expect(answer).not_to_have_class(re.compile(r"streaming"), timeout=LONG_WAIT)
 
@@ -152,7 +147,7 @@ def test_feedback_is_stored_and_shown_in_the_audit(
     expect(turn.locator(".action-status")).to_have_text("Thanks for your feedback.")
 
     stored = Turn.objects.get()
-    _wait_for(lambda: TurnFeedback.objects.filter(turn=stored, reason="not_in_documents").exists())
+    wait_for(lambda: TurnFeedback.objects.filter(turn=stored, reason="not_in_documents").exists())
     feedback = TurnFeedback.objects.get(turn=stored)
     assert (feedback.rating, feedback.comment) == ("down", "The handbook says nothing about this")
     assert feedback.user is not None and feedback.user.username == "ada"
@@ -217,7 +212,7 @@ def test_reloading_mid_answer_shows_each_source_once(
     answers: ScriptedComposer,
 ) -> None:
     page = chat_page
-    _ask(page, f"{QUESTION} {SLOW}")
+    ask(page, f"{QUESTION} {SLOW}")
     answer = page.locator("li.turn").first.locator(".answer")
     expect(answer.locator("a.chip")).to_have_count(1, timeout=LONG_WAIT)
     expect(answer).to_have_class(re.compile("streaming"))
@@ -246,7 +241,7 @@ def test_a_dropped_socket_shows_reconnecting_then_resumes_once(
     page.route_web_socket(re.compile(r"/ws/chat/$"), through)
     page.reload()  # the page's socket now goes through the route
     expect(page.locator("#connection")).to_have_text("")
-    _ask(page, f"{QUESTION} {SLOW}")
+    ask(page, f"{QUESTION} {SLOW}")
     answer = page.locator("li.turn").first.locator(".answer")
     expect(answer.locator("a.chip")).to_have_count(1, timeout=LONG_WAIT)
     refuse["left"] = 2  # about 1.5 s without a connection (the page backs off 0.5 s, 1 s)

@@ -1,5 +1,5 @@
 """The conversation list, the collection picker, the empty state, the Persian interface and the
-phone drawer, in a real browser against daphne and the test database (see test_chat.py)."""
+phone drawer, in a real browser against daphne and the test database (the e2e fixtures)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from apps.corpus.ingestion.services import (
 from apps.corpus.models import Collection
 from tests.answers.fakes import ScriptedComposer, handbook_load, providers_fake
 from tests.conftest import CountingEmbedder
-from tests.e2e.test_chat import PASSWORD, daphne_url  # noqa: F401  # daphne_url: a fixture
+from tests.e2e.chat import PASSWORD
 from tests.factories import ConversationFactory, TurnFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -49,7 +49,7 @@ def _log_in(page: Page, url: str) -> None:
     expect(page.locator("#chat[data-connected]")).to_have_count(1)  # ready to ask
 
 
-def test_rename_search_and_delete(page: Page, daphne_url: str, ada: User) -> None:  # noqa: F811
+def test_rename_search_and_delete(page: Page, daphne_url: str, ada: User) -> None:
     leave = ConversationFactory.create(user=ada, title="Leave questions")
     turn = TurnFactory.create(conversation=leave, question="How many days of leave?")
     vpn = ConversationFactory.create(user=ada, title="VPN setup")
@@ -104,7 +104,7 @@ def test_rename_search_and_delete(page: Page, daphne_url: str, ada: User) -> Non
 
 def test_an_example_question_asks_itself(
     page: Page,
-    daphne_url: str,  # noqa: F811
+    daphne_url: str,
     ada: User,
     handbook: Collection,
 ) -> None:
@@ -124,7 +124,7 @@ def test_an_example_question_asks_itself(
 
 def test_the_collection_picker_restricts_the_answer(
     page: Page,
-    daphne_url: str,  # noqa: F811
+    daphne_url: str,
     ada: User,
     handbook: Collection,
     embedder: CountingEmbedder,
@@ -161,7 +161,7 @@ def test_the_collection_picker_restricts_the_answer(
 @pytest.mark.browser_context_args(locale="fa-IR")
 def test_a_persian_browser_gets_the_persian_right_to_left_page(
     page: Page,
-    daphne_url: str,  # noqa: F811
+    daphne_url: str,
     ada: User,
 ) -> None:
     ConversationFactory.create(user=ada, title="مرخصی سالانه")
@@ -186,7 +186,7 @@ def test_a_persian_browser_gets_the_persian_right_to_left_page(
 @pytest.mark.browser_context_args(viewport=PHONE, has_touch=True, is_mobile=True)
 def test_the_sidebar_is_a_drawer_on_a_phone(
     page: Page,
-    daphne_url: str,  # noqa: F811
+    daphne_url: str,
     ada: User,
 ) -> None:
     older = ConversationFactory.create(user=ada, title="Expenses")

@@ -21,11 +21,7 @@ from playwright.sync_api import Page, expect
 from apps.answers.providers.registry import providers_override
 from tests.answers.fakes import ScriptedComposer, handbook_load, providers_fake
 from tests.conftest import CountingEmbedder
-from tests.e2e import test_chat
-from tests.e2e.test_chat import PASSWORD, _ask
-
-daphne_url = test_chat.daphne_url
-chat_page = test_chat.chat_page
+from tests.e2e.chat import PASSWORD, ask
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -69,7 +65,7 @@ def test_the_answer_is_appended_busy_while_written_and_its_end_said_once(
     page = chat_page
     assert page.locator("#messages").get_attribute("aria-live") is None
     page.evaluate(WATCH)
-    _ask(page, QUESTION)
+    ask(page, QUESTION)
     answer = page.locator("li.turn").first.locator(".answer")
     text = answer.locator(".answer-text")
 
@@ -113,7 +109,7 @@ def test_a_stopped_answer_is_said_stopped_and_no_longer_busy(
 ) -> None:
     page = chat_page
     page.evaluate(WATCH)
-    _ask(page, f"{QUESTION} {SLOW}")
+    ask(page, f"{QUESTION} {SLOW}")
     answer = page.locator("li.turn").first.locator(".answer")
     expect(answer.locator(".answer-text")).to_contain_text("twenty-six days", timeout=LONG_WAIT)
     expect(answer).to_have_attribute("aria-busy", "true")

@@ -1,4 +1,4 @@
-"""Writes for conversations: start, title, the owner's delete and the retention purge."""
+"""Writes for conversations: title, the owner's delete and the retention purge."""
 
 from __future__ import annotations
 
@@ -18,10 +18,6 @@ class InvalidTitle(ValueError):
 
 class ConversationBusy(Exception):
     """The conversation still has a turn being answered (answered 409)."""
-
-
-def conversation_start(*, user_id: int | None) -> Conversation:
-    return Conversation.objects.create(user_id=user_id)
 
 
 def conversation_title_set(*, conversation_id: UUID, title: str) -> None:

@@ -6,8 +6,8 @@ composer (RAG_COMPOSER=auto|openai), HyDE and multi-hop bridging, and the llm ro
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from functools import cache
 
@@ -119,3 +119,9 @@ def providers_override(providers: Providers) -> Iterator[Providers]:
     """Use `providers`, and their embedder for ingestion too, while the block runs."""
     with _seam.override(providers), embedder_override(providers.embedder):
         yield providers
+
+
+def providers_build_override(build: Callable[[], Providers]) -> AbstractContextManager[None]:
+    """Build the providers with `build` on each ask while the block runs: how a turn meets
+    providers that cannot be built (a model that is not there)."""
+    return _seam.override_build(build)

@@ -9,10 +9,12 @@ runs them once per turn, after the terminal event is committed. A step only enqu
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 from apps.answers.models import TurnStatus
+from ragplatform.seams import Seam
 
 logger = logging.getLogger(__name__)
 
@@ -25,6 +27,7 @@ class TurnEnd:
 
 TurnEndStep = Callable[[TurnEnd], None]
 _STEPS: dict[str, TurnEndStep] = {}
+_seam: Seam[Mapping[str, TurnEndStep]] = Seam(lambda: _STEPS)
 
 
 def turn_end_step_register(*, name: str, step: TurnEndStep) -> None:
@@ -33,8 +36,15 @@ def turn_end_step_register(*, name: str, step: TurnEndStep) -> None:
 
 
 def turn_end_steps_run(end: TurnEnd) -> None:
-    for name, step in _STEPS.items():
+    for name, step in _seam().items():
         try:
             step(end)
         except Exception:
             logger.exception("Turn-end step %s failed for turn %s", name, end.turn_id)
+
+
+def turn_end_steps_override(
+    steps: Mapping[str, TurnEndStep],
+) -> AbstractContextManager[Mapping[str, TurnEndStep]]:
+    """Run `steps` instead of the registered ones while the block runs (tests)."""
+    return _seam.override(steps)

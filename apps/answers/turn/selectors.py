@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from apps.answers.conversations.selectors import owned_one
 from apps.answers.events import Envelope
-from apps.answers.models import Turn, TurnEvent, TurnStatus
+from apps.answers.models import Turn, TurnEvent
 
 
 def turn_events_since(*, turn_id: int, last_seq: int = 0) -> list[Envelope]:
@@ -22,7 +22,3 @@ def turn_get(*, turn_id: int, user_id: int | None = None) -> Turn:
     if user_id is not None:
         turns = turns.filter(conversation__deleted_at__isnull=True)
     return owned_one(turns, owner="conversation__user_id", user_id=user_id, what="turn")
-
-
-def turn_is_streaming(*, turn_id: int) -> bool:
-    return Turn.objects.filter(pk=turn_id, status=TurnStatus.STREAMING).exists()

@@ -12,10 +12,10 @@ from rest_framework.test import APIClient
 
 from apps.answers.composing.confidence import ConfidenceBand
 from apps.answers.models import Citation, Turn, TurnEvent, TurnStatus
-from apps.answers.turn import entry
+from apps.answers.providers.registry import Providers, providers_build_override
 from apps.corpus.models import Chunk, Document
 from tests.answers.fakes import ANSWER_TEXT, handbook_load
-from tests.answers.test_sse import REJECTED
+from tests.answers.sse import REJECTED
 from tests.conftest import CountingEmbedder
 from tests.factories import ConversationFactory
 
@@ -131,15 +131,12 @@ def test_beyond_the_per_minute_limit_it_is_429(
     assert Turn.objects.count() == 1
 
 
-def test_a_failed_turn_returns_its_error_code(
-    api: APIClient, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    def no_providers() -> None:
+def test_a_failed_turn_returns_its_error_code(api: APIClient) -> None:
+    def no_providers() -> Providers:
         raise RuntimeError("no model configured")
 
-    monkeypatch.setattr(entry, "providers_default", no_providers)
-
-    response = ask(api, {"question": "How many days of annual leave?"})
+    with providers_build_override(no_providers):
+        response = ask(api, {"question": "How many days of annual leave?"})
 
     assert response.status_code == 503
     body = response.json()

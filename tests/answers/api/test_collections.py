@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import Group, User
 from rest_framework.test import APIClient
 
-from apps.answers.api import views
 from apps.corpus.access import collections_readable
-from apps.corpus.models import Collection
 from tests.factories import CollectionFactory, DocumentFactory
 
 pytestmark = pytest.mark.django_db
@@ -37,14 +35,11 @@ def test_lists_the_readable_collections_by_name_with_document_counts(
     }
 
 
-def test_only_what_the_access_seam_allows(
-    api: APIClient, user: User, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    CollectionFactory.create(name="IT")
-    CollectionFactory.create(name="Board minutes")
-    monkeypatch.setattr(
-        views, "collections_readable", lambda *, user: Collection.objects.filter(name="IT")
-    )
+def test_only_what_the_access_rules_allow(api: APIClient, user: User) -> None:
+    readers = Group.objects.create(name="IT staff")
+    readers.user_set.add(user)
+    CollectionFactory.create(name="IT", public=False).reader_groups.add(readers)
+    CollectionFactory.create(name="Board minutes", public=False)
 
     body = api.get("/api/collections/").json()
 
