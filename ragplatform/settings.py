@@ -239,7 +239,6 @@ STORAGES = {
 }
 MEDIA_ROOT = env_path("RAG_MEDIA_ROOT", DATA_DIR / "media")
 MEDIA_URL = "media/"
-
 _API_AUTHENTICATION = [
     # Token first: its WWW-Authenticate header makes a refused request a 401, not a 403.
     "ragplatform.login_throttle.ThrottledTokenAuthentication",
@@ -254,6 +253,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "ragplatform.api.ApiPagination",
     "PAGE_SIZE": env_int("RAG_API_PAGE_SIZE", 25, minimum=1),
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "ragplatform.api.api_exception_handler",  # the one error body
 }
 # The OpenAPI schema at /api/schema/; Swagger UI at /api/docs/ from the sidecar's own files.
 SPECTACULAR_SETTINGS = {

@@ -15,7 +15,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from apps.answers.conversations.services import conversation_start
-from apps.answers.events import Envelope, EventType, FailureCode
+from apps.answers.events import Envelope, EventType
 from apps.answers.models import Turn, TurnStatus
 from apps.answers.routing.types import TurnAction
 from apps.answers.turn.entry import turn_events, turn_follow
@@ -30,6 +30,7 @@ from apps.answers.turn.outcomes import TurnFinished
 from apps.answers.turn.selectors import turn_events_since
 from apps.answers.turn.services import turn_end, turn_event_append, turn_start
 from apps.corpus.search.legs import SearchFilters
+from ragplatform.errors import FailureCode
 from ragplatform.periodic import periodic_jobs
 from tests.answers.fakes import ScriptedComposer
 from tests.concurrency import run_at_once

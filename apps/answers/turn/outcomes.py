@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from apps.answers.events import FailureCode
 from apps.answers.routing.types import TurnAction
+from ragplatform.errors import FailureCode
 
 
 @dataclass(frozen=True)
