@@ -69,7 +69,7 @@ HTTP_STATUS: Mapping[FailureCode, int] = MappingProxyType(
 # The code of an error that arrives as a bare status (DRF's exceptions): the first code above
 # with that status, so the general one (`request_too_large`, not `file_too_large`).
 _CODE_FOR_STATUS: Mapping[int, FailureCode] = MappingProxyType(
-    {status: code for code, status in reversed(HTTP_STATUS.items())}
+    {status: code for code, status in reversed(list(HTTP_STATUS.items()))}
 )
 
 

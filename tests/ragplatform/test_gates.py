@@ -47,7 +47,7 @@ def _request(user: Any, method: str = "get", **headers: str) -> HttpRequest:
     async def auser() -> Any:
         return user
 
-    request.auser = auser  # type: ignore[attr-defined]  # what AuthenticationMiddleware sets
+    request.auser = auser  # what AuthenticationMiddleware sets
     return request
 
 
