@@ -1,13 +1,15 @@
-"""Pieces every app's REST API shares: pagination and the one error body."""
+"""Pieces every app's REST API shares: pagination and the exception handler that gives DRF's
+errors the platform's one error body (`ragplatform.errors`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from rest_framework import status
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
+
+from ragplatform.errors import code_for_status, error_body
 
 
 class ApiPagination(PageNumberPagination):
@@ -18,32 +20,16 @@ class ApiPagination(PageNumberPagination):
     max_page_size = 100
 
 
-ERROR_CODES = {
-    status.HTTP_400_BAD_REQUEST: "invalid_request",
-    status.HTTP_401_UNAUTHORIZED: "unauthenticated",
-    status.HTTP_403_FORBIDDEN: "forbidden",
-    status.HTTP_404_NOT_FOUND: "not_found",
-    status.HTTP_405_METHOD_NOT_ALLOWED: "method_not_allowed",
-    status.HTTP_406_NOT_ACCEPTABLE: "not_acceptable",
-    status.HTTP_415_UNSUPPORTED_MEDIA_TYPE: "unsupported_media_type",
-    status.HTTP_429_TOO_MANY_REQUESTS: "rate_limited",
-}
-
-
-def error_response(code: str, message: str, http_status: int) -> Response:
-    """The error body of the whole API and of the SSE endpoints: {"error": {code, message}}."""
-    return Response({"error": {"code": code, "message": message}}, status=http_status)
-
-
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
-    """DRF's handler (status, WWW-Authenticate), with its body in the API's error shape."""
+    """REST_FRAMEWORK's EXCEPTION_HANDLER: DRF's handler (status, WWW-Authenticate,
+    Retry-After), with its body in the platform's error shape."""
     response = exception_handler(exc, context)
     if response is None:
         return response
     data = response.data
     detail = data["detail"] if isinstance(data, dict) and "detail" in data else data
-    code = ERROR_CODES.get(response.status_code, "invalid_request")
-    response.data = {"error": {"code": code, "message": first_message(detail)}}
+    code = code_for_status(response.status_code)
+    response.data = error_body(code, first_message(detail))
     return response
 
 

@@ -14,12 +14,13 @@ from typing import Any
 from axes.backends import AxesStandaloneBackend
 from axes.exceptions import AxesBackendPermissionDenied
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed, Throttled
 from rest_framework.request import Request
 
+from ragplatform.errors import HTTP_STATUS, FailureCode, json_error
 from ragplatform.rate_limits import rate_count, rate_take
 
 LOCKED_OUT = "Too many failed logins; try again in a few minutes."
@@ -65,17 +66,11 @@ def client_ip(request: HttpRequest) -> str | None:
 
 
 def lockout_response(request: HttpRequest, *_: object) -> HttpResponse:
-    retry_after = str(int(settings.AXES_COOLOFF_TIME.total_seconds()))
-    response: HttpResponse
+    headers = {"Retry-After": str(int(settings.AXES_COOLOFF_TIME.total_seconds()))}
     if request.path.startswith("/api/") or "json" in request.headers.get("Accept", ""):
-        response = JsonResponse(
-            {"error": {"code": "login_locked", "message": LOCKED_OUT}}, status=429
-        )
-    else:
-        html = render_to_string("registration/locked_out.html", {"message": LOCKED_OUT})
-        response = HttpResponse(html, status=429)
-    response["Retry-After"] = retry_after
-    return response
+        return json_error(FailureCode.LOGIN_LOCKED, LOCKED_OUT, headers=headers)
+    html = render_to_string("registration/locked_out.html", {"message": LOCKED_OUT})
+    return HttpResponse(html, status=HTTP_STATUS[FailureCode.LOGIN_LOCKED], headers=headers)
 
 
 class ThrottledTokenAuthentication(TokenAuthentication):

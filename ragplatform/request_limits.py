@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
@@ -26,6 +26,8 @@ from django.http import HttpRequest, HttpResponse
 from django.template.defaultfilters import filesizeformat
 from django.utils.deprecation import MiddlewareMixin
 from django.utils.html import escape
+
+from ragplatform.errors import HTTP_STATUS, FailureCode, error_body
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -96,14 +98,14 @@ class BodyLimitMiddleware:
             await self.app(scope, receive, send)
             return
         limit = settings.RAG_MAX_REQUEST_BYTES
-        declared = _declared_length(scope)
+        accept, declared = _accept(scope), _declared_length(scope)
         if declared is None:
             message = "The Content-Length header is not a number"
-            await _refuse(send, 400, refusal_body(_accept(scope), "bad_request", message))
+            await _refuse(send, refusal_body(accept, FailureCode.INVALID_REQUEST, message))
             return
+        too_large = refusal_body(accept, FailureCode.REQUEST_TOO_LARGE, too_large_message(limit))
         if declared > limit:
-            body = refusal_body(_accept(scope), "request_too_large", too_large_message(limit))
-            await _refuse(send, 413, body)
+            await _refuse(send, too_large)
             return
         guard = _ReceiveGuard(receive, limit)
         started = False
@@ -115,8 +117,7 @@ class BodyLimitMiddleware:
 
         await self.app(scope, guard, send_once)
         if guard.exceeded and not started:
-            body = refusal_body(_accept(scope), "request_too_large", too_large_message(limit))
-            await _refuse(send, 413, body)
+            await _refuse(send, too_large)
 
 
 class _ReceiveGuard:
@@ -148,12 +149,19 @@ def _declared_length(scope: Scope) -> int | None:
     return 0
 
 
-def refusal_body(accept: str, code: str, message: str) -> tuple[str, bytes]:
-    """JSON for scripts; a short page for a browser (an admin upload), as (type, bytes)."""
+class Refusal(NamedTuple):
+    status: int
+    content_type: str
+    body: bytes
+
+
+def refusal_body(accept: str, code: FailureCode, message: str) -> Refusal:
+    """The platform's JSON error for scripts; a short page for a browser (an admin upload)."""
+    status = HTTP_STATUS[code]
     if "text/html" in accept:
         page = f"<!doctype html><title>Not accepted</title><h1>Not accepted</h1><p>{escape(message)}</p>"
-        return "text/html; charset=utf-8", page.encode()
-    return "application/json", json.dumps({"error": {"code": code, "message": message}}).encode()
+        return Refusal(status, "text/html; charset=utf-8", page.encode())
+    return Refusal(status, "application/json", json.dumps(error_body(code, message)).encode())
 
 
 def _accept(scope: Scope) -> str:
@@ -163,8 +171,8 @@ def _accept(scope: Scope) -> str:
     return ""
 
 
-async def _refuse(send: Send, status: int, refusal: tuple[str, bytes]) -> None:
-    content_type, body = refusal
+async def _refuse(send: Send, refusal: Refusal) -> None:
+    status, content_type, body = refusal
     await send(
         {
             "type": "http.response.start",
@@ -188,5 +196,5 @@ class RequestSizeMiddleware(MiddlewareMixin):
         if not content_length_over(request.META, limit):
             return None
         accept = request.headers.get("Accept", "")
-        content_type, body = refusal_body(accept, "request_too_large", too_large_message(limit))
-        return HttpResponse(body, content_type=content_type, status=413)
+        refusal = refusal_body(accept, FailureCode.REQUEST_TOO_LARGE, too_large_message(limit))
+        return HttpResponse(refusal.body, content_type=refusal.content_type, status=refusal.status)

@@ -13,6 +13,8 @@ from types import SimpleNamespace
 from django.conf import settings
 from django.contrib.auth import get_user
 
+from ragplatform.gates import user_signed_in
+
 
 def session_user_id(*, session_key: str | None) -> int | None:
     """The active user the session still authenticates, re-read from the session store."""
@@ -21,4 +23,4 @@ def session_user_id(*, session_key: str | None) -> int | None:
     store = import_module(settings.SESSION_ENGINE).SessionStore(session_key=session_key)
     # get_user only reads `.session`: the same checks as a request (backend, auth hash, active).
     user = get_user(SimpleNamespace(session=store))  # type: ignore[arg-type]
-    return user.pk if user.is_authenticated and user.is_active else None
+    return user.pk if user_signed_in(user) else None

@@ -220,7 +220,6 @@ STORAGES = {
     },
 }
 MEDIA_URL = "media/"
-
 _API_AUTHENTICATION = [
     # Token first: its WWW-Authenticate header makes a refused request a 401, not a 403.
     "ragplatform.login_throttle.ThrottledTokenAuthentication",
@@ -235,6 +234,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "ragplatform.api.ApiPagination",
     "PAGE_SIZE": setting_read("RAG_API_PAGE_SIZE"),
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "ragplatform.api.api_exception_handler",  # the one error body
 }
 # The OpenAPI schema at /api/schema/; Swagger UI at /api/docs/ from the sidecar's own files.
 SPECTACULAR_SETTINGS = {

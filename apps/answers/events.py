@@ -8,6 +8,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, TypedDict
 
+from ragplatform.errors import FailureCode
+
 
 class EventType(StrEnum):
     CLASSIFICATION = "classification"
@@ -29,25 +31,6 @@ class Envelope(TypedDict):
     turn: int
     type: str
     data: dict[str, Any]
-
-
-class FailureCode(StrEnum):
-    """Why a turn failed or a request was refused, the same on the WebSocket and over HTTP."""
-
-    UNAUTHENTICATED = "unauthenticated"
-    NOT_ACCEPTABLE = "not_acceptable"
-    INVALID_REQUEST = "invalid_request"
-    NOT_FOUND = "not_found"
-    RATE_LIMITED = "rate_limited"
-    CANCELLED = "cancelled"
-    MODEL_UNAVAILABLE = "model_unavailable"
-    MODEL_TIMEOUT = "model_timeout"
-    MODEL_INTERRUPTED = "model_interrupted"
-    # The model hit its token limit (finish_reason "length"): the answer is kept, marked partial.
-    ANSWER_TRUNCATED = "answer_truncated"
-    EMPTY_ANSWER = "empty_answer"
-    INTERRUPTED = "interrupted"  # the process answering it stopped (its lease lapsed)
-    INTERNAL = "internal_error"
 
 
 RETRYABLE = frozenset(

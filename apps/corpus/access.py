@@ -14,23 +14,20 @@ from django.contrib.auth.models import AnonymousUser
 from django.db.models import Q, QuerySet
 
 from apps.corpus.models import Collection
+from ragplatform.gates import user_signed_in
 
 WRITE_PERMISSION = "corpus.change_document"
 Reader = AbstractBaseUser | AnonymousUser | None
 
 
-def _signed_in(user: AbstractBaseUser | AnonymousUser) -> bool:
-    return bool(user.is_authenticated and user.is_active)
-
-
 def _unrestricted(user: Reader) -> bool:
-    return user is None or (_signed_in(user) and bool(getattr(user, "is_superuser", False)))
+    return user is None or (user_signed_in(user) and bool(getattr(user, "is_superuser", False)))
 
 
 def collections_readable(*, user: Reader) -> QuerySet[Collection]:
     if _unrestricted(user):
         return Collection.objects.all()
-    if user is None or not _signed_in(user):
+    if user is None or not user_signed_in(user):
         return Collection.objects.none()
     groups = Q(reader_groups__user=user.pk) | Q(writer_groups__user=user.pk)
     readable = Collection.objects.filter(groups).values("pk")
@@ -49,7 +46,7 @@ def collection_ids_readable(*, user: Reader) -> frozenset[int] | None:
 def collections_writable(*, user: AbstractBaseUser) -> QuerySet[Collection]:
     if _unrestricted(user):
         return Collection.objects.all()
-    if not _signed_in(user) or not user.has_perm(WRITE_PERMISSION):  # type: ignore[attr-defined]
+    if not user_signed_in(user) or not user.has_perm(WRITE_PERMISSION):  # type: ignore[attr-defined]
         return Collection.objects.none()
     writable = Collection.objects.filter(writer_groups__user=user.pk).values("pk")
     return Collection.objects.filter(pk__in=writable)

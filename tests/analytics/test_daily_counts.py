@@ -24,11 +24,11 @@ from apps.analytics.models import ANY, DailyTurnCount
 from apps.analytics.services import daily_counts_refresh
 from apps.analytics.tasks import daily_counts_task
 from apps.answers.composing.confidence import ConfidenceBand
-from apps.answers.events import FailureCode
 from apps.answers.models import Turn, TurnStatus
 from apps.answers.turn.cuts import local_day_start
 from apps.answers.turn.end_steps import TurnEnd, turn_end_steps_run
 from apps.answers.turn.recorder import TurnRecorder
+from ragplatform.errors import FailureCode
 from tests.factories import TurnFactory
 
 pytestmark = pytest.mark.django_db

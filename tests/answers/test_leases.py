@@ -14,7 +14,7 @@ from django.contrib.auth.models import User
 from django.db.models import F
 from django.utils import timezone
 
-from apps.answers.events import Envelope, EventType, FailureCode
+from apps.answers.events import Envelope, EventType
 from apps.answers.models import Conversation, Turn, TurnStatus
 from apps.answers.routing.types import TurnAction
 from apps.answers.turn.entry import turn_events, turn_follow
@@ -29,6 +29,7 @@ from apps.answers.turn.outcomes import TurnFinished
 from apps.answers.turn.selectors import turn_events_since
 from apps.answers.turn.services import turn_end, turn_event_append, turn_start
 from apps.corpus.search.legs import SearchFilters
+from ragplatform.errors import FailureCode
 from ragplatform.periodic import periodic_jobs
 from tests.answers.fakes import ScriptedComposer
 from tests.concurrency import run_at_once

@@ -19,11 +19,11 @@ from apps.answers.composing.types import (
     ComposerEvent,
     TextDelta,
 )
-from apps.answers.events import FailureCode
 from apps.answers.models import Conversation, Turn, TurnStatus
 from apps.answers.providers.registry import Providers
 from apps.answers.turn.run import turn_run
 from apps.answers.turn.services import turn_start
+from ragplatform.errors import FailureCode
 from tests.answers.fakes import ScriptedChat, SureRefuser, handbook_load, providers_fake
 from tests.conftest import CountingEmbedder
 

@@ -12,10 +12,10 @@ from django.contrib.auth.models import User
 from django.test import AsyncClient
 
 from apps.answers.conversations.selectors import NotFound
-from apps.answers.events import FailureCode
 from apps.answers.turn.entry import RateLimited
-from apps.answers.turn.rejections import HTTP_STATUS, REJECTIONS, rejection_code
+from apps.answers.turn.rejections import REJECTIONS, rejection_code
 from apps.answers.turn.services import InvalidQuestion
+from ragplatform.errors import HTTP_STATUS, FailureCode
 from ragplatform.routing import websocket_urlpatterns
 from tests.answers.sockets import socket_login
 

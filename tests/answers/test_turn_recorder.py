@@ -6,7 +6,7 @@ import pytest
 from asgiref.sync import async_to_sync
 from django.db import IntegrityError, transaction
 
-from apps.answers.events import EventType, FailureCode
+from apps.answers.events import EventType
 from apps.answers.models import Conversation, Turn, TurnEvent, TurnStatus
 from apps.answers.routing.types import TurnAction
 from apps.answers.turn.leases import turn_interrupt
@@ -14,6 +14,7 @@ from apps.answers.turn.outcomes import TurnFinished
 from apps.answers.turn.recorder import MemoryRecorder, TurnEndedElsewhere, TurnRecorder
 from apps.answers.turn.selectors import turn_events_since
 from apps.answers.turn.services import turn_start
+from ragplatform.errors import FailureCode
 
 pytestmark = pytest.mark.django_db
 

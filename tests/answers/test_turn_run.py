@@ -18,7 +18,7 @@ from apps.answers.composing.types import (
     ComposerEvent,
     TextDelta,
 )
-from apps.answers.events import Envelope, FailureCode
+from apps.answers.events import Envelope
 from apps.answers.models import Citation, Conversation, Turn, TurnStatus
 from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.types import RetrievalRequest
@@ -30,6 +30,7 @@ from apps.answers.turn.run import turn_run
 from apps.answers.turn.search_results import search_results_data
 from apps.answers.turn.selectors import turn_events_since
 from apps.answers.turn.services import InvalidQuestion, turn_start
+from ragplatform.errors import FailureCode
 from tests.answers.fakes import (
     ANSWER_TEXT,
     FixedClassifier,

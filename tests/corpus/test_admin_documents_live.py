@@ -242,7 +242,8 @@ def test_progress_view_shows_only_documents_the_admin_user_may_see(client: Clien
 def test_progress_view_refuses_malformed_ids(admin_client: Client, ids: str) -> None:
     response = admin_client.get(reverse("admin:corpus_document_progress"), {"ids": ids})
     assert response.status_code == 400
-    assert "ids must be" in json.loads(response.content)["error"]
+    error = json.loads(response.content)["error"]
+    assert error["code"] == "invalid_request" and "ids must be" in error["message"]
 
 
 def test_a_ready_document_queued_again_keeps_the_list_watching(admin_client: Client) -> None:

@@ -85,4 +85,5 @@ def test_an_unreadable_document_is_a_404_like_a_missing_one(
 def test_reading_needs_a_login(client: Client) -> None:
     document = DocumentFactory.create()
     assert client.get(f"/documents/{document.pk}/read/").status_code == 302
-    assert client.get(f"/documents/{document.pk}/chunks/0/").status_code == 302
+    # The preview panel's JSON: a 401 it can act on, not the login page.
+    assert client.get(f"/documents/{document.pk}/chunks/0/").status_code == 401

@@ -3,8 +3,6 @@ services. Someone else's conversation or turn is a 404, as everywhere else in th
 
 from __future__ import annotations
 
-from typing import Any
-
 from asgiref.sync import async_to_sync
 from django.db.models import Count, QuerySet
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
@@ -37,13 +35,12 @@ from apps.answers.api.services import (
     conversation_deleted_mark,
     conversation_rename,
 )
-from apps.answers.events import FailureCode
 from apps.answers.models import Conversation, Turn, TurnStatus
 from apps.answers.turn.entry import conversation_id_parse
-from apps.answers.turn.rejections import HTTP_STATUS, REJECTIONS, rejection_code
+from apps.answers.turn.rejections import REJECTIONS, rejection_code
 from apps.corpus.access import collections_readable
 from apps.corpus.models import Collection
-from ragplatform.api import api_exception_handler, error_response
+from ragplatform.errors import FailureCode, error_response
 
 # A turn that ended without an answer: the pipeline (not the request) failed.
 FAILED_TURN_STATUS = {
@@ -63,10 +60,7 @@ REJECTED = {
 
 
 class OwnedApiView(APIView):
-    """Errors in the body every endpoint of the platform uses: {"error": {code, message}}."""
-
-    def get_exception_handler(self) -> Any:
-        return api_exception_handler
+    """A view of the signed-in user's own things (errors: REST_FRAMEWORK's EXCEPTION_HANDLER)."""
 
     @property
     def user_id(self) -> int:
@@ -114,7 +108,7 @@ class ConversationDetail(OwnedApiView, generics.RetrieveUpdateDestroyAPIView[Con
 
     def handle_exception(self, exc: Exception) -> Response:
         if isinstance(exc, ConversationBusy):
-            return error_response("conflict", str(exc), status.HTTP_409_CONFLICT)
+            return error_response(FailureCode.CONFLICT, str(exc))
         return super().handle_exception(exc)
 
 
@@ -179,8 +173,7 @@ class AnswerCreate(OwnedApiView):
                 collection_names=body.get("collections") or (),
             )
         except REJECTIONS as exc:
-            code = rejection_code(exc)
-            return error_response(str(code), str(exc), HTTP_STATUS[code])
+            return error_response(rejection_code(exc), str(exc))
         turn = turns_listed(user_id=self.user_id).get(pk=turn_id)
         return Response(AnswerSerializer(turn).data, status=_answer_status(turn))
 

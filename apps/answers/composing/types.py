@@ -7,10 +7,10 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Protocol, TypeAlias
 
-from apps.answers.events import FailureCode
 from apps.answers.retrieval.types import Bridge, ContextWindow
 from apps.answers.routing.types import HistoryMessage, Intent
 from apps.corpus.text import Language
+from ragplatform.errors import FailureCode
 
 # ComposerError codes, which become the failed event's code. Before any text the turn
 # service falls back to the extractive composer; after text (`MODEL_INTERRUPTED`, or

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 from apps.answers.composing.confidence import confidence_band
 from apps.answers.composing.followups import followups_suggest
 from apps.answers.composing.types import ComposeRequest
-from apps.answers.events import Envelope, EventType, FailureCode
+from apps.answers.events import Envelope, EventType
 from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.context import context_build
 from apps.answers.retrieval.fusion import candidates_merge
@@ -32,6 +32,7 @@ from apps.answers.turn.speculation import Speculation
 from apps.answers.turn.state import TurnState, retrieval_record, turn_finish
 from apps.corpus.search.embedders import EmbedderError
 from ragplatform.db_threads import db_call
+from ragplatform.errors import FailureCode
 
 logger = logging.getLogger(__name__)
 

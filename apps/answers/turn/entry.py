@@ -23,7 +23,7 @@ from uuid import UUID
 from django.conf import settings
 
 from apps.answers.conversations.selectors import conversation_get
-from apps.answers.events import TERMINAL_EVENTS, Envelope, FailureCode
+from apps.answers.events import TERMINAL_EVENTS, Envelope
 from apps.answers.models import Conversation, Turn
 from apps.answers.providers.registry import providers_default
 from apps.answers.turn.follow import AskerReadable, turn_follow
@@ -41,6 +41,7 @@ from apps.corpus.access import user_collection_ids_readable
 from apps.corpus.documents.selectors import UnknownCollection, collection_ids_resolve
 from apps.corpus.search.legs import SearchFilters
 from ragplatform.db_threads import db_call, db_threads_detached
+from ragplatform.errors import FailureCode
 from ragplatform.rate_limits import rate_take
 
 __all__ = ["AskerReadable", "turn_follow"]  # followed through this entry like everything else

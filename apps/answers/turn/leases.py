@@ -15,12 +15,13 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.models.functions import Coalesce, Now
 
-from apps.answers.events import TERMINAL_EVENTS, EventType, FailureCode
+from apps.answers.events import TERMINAL_EVENTS, EventType
 from apps.answers.models import Turn, TurnStatus
 from apps.answers.turn.notices import TURN_CHANNEL, notice_of_cancel
 from apps.answers.turn.outcomes import TurnFailed
 from apps.answers.turn.selectors import turn_events_since
 from apps.answers.turn.services import turn_end
+from ragplatform.errors import FailureCode
 from ragplatform.leases import LAPSED_SQL, NOW_SQL, lease_lapsed, lease_renew
 
 logger = logging.getLogger(__name__)

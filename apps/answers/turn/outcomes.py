@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from apps.answers.composing.confidence import ConfidenceBand
-from apps.answers.events import FailureCode
 from apps.answers.routing.types import Intent, Strategy, Tier, TurnAction
 from apps.corpus.text import Language
+from ragplatform.errors import FailureCode
 
 
 @dataclass(frozen=True)

@@ -8,12 +8,13 @@ from typing import Any, Protocol
 
 from django.db import IntegrityError
 
-from apps.answers.events import TERMINAL_EVENTS, Envelope, EventType, FailureCode
+from apps.answers.events import TERMINAL_EVENTS, Envelope, EventType
 from apps.answers.providers.usage import UsageMeter
 from apps.answers.turn.outcomes import TurnFailed, TurnOutcome, TurnUsage
 from apps.answers.turn.selectors import turn_events_since
 from apps.answers.turn.services import turn_end, turn_event_append, turn_usage_record
 from ragplatform.db_threads import db_call
+from ragplatform.errors import FailureCode
 
 
 class TurnEndedElsewhere(Exception):

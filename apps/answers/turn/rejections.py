@@ -10,25 +10,15 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from apps.answers.conversations.selectors import NotFound
-from apps.answers.events import FailureCode
 from apps.answers.turn.entry import RateLimited
 from apps.answers.turn.services import InvalidQuestion
+from ragplatform.errors import FailureCode
 
 FAILURE_FOR_REJECTION: Mapping[type[Exception], FailureCode] = MappingProxyType(
     {
         InvalidQuestion: FailureCode.INVALID_REQUEST,
         NotFound: FailureCode.NOT_FOUND,
         RateLimited: FailureCode.RATE_LIMITED,
-    }
-)
-# The HTTP status of each rejection, for the transports that answer over HTTP.
-HTTP_STATUS: Mapping[FailureCode, int] = MappingProxyType(
-    {
-        FailureCode.INVALID_REQUEST: 400,
-        FailureCode.UNAUTHENTICATED: 401,
-        FailureCode.NOT_FOUND: 404,
-        FailureCode.NOT_ACCEPTABLE: 406,
-        FailureCode.RATE_LIMITED: 429,
     }
 )
 # What `turn_open` and `turn_get` raise for a request they reject.

@@ -16,7 +16,7 @@ from django.conf import settings
 from apps.answers.composing.conversational import ConversationalResponder
 from apps.answers.composing.types import ComposeRequest
 from apps.answers.conversations.selectors import conversation_history
-from apps.answers.events import Envelope, EventType, FailureCode
+from apps.answers.events import Envelope, EventType
 from apps.answers.models import Turn
 from apps.answers.providers.registry import Providers
 from apps.answers.providers.usage import usage_meter_close, usage_meter_open
@@ -35,6 +35,7 @@ from apps.answers.turn.speculation import Speculation, speculate
 from apps.answers.turn.state import TurnState, retrieval_record, turn_finish
 from apps.corpus.search.legs import SearchFilters
 from ragplatform.db_threads import db_call
+from ragplatform.errors import FailureCode
 
 logger = logging.getLogger(__name__)
 

@@ -15,7 +15,7 @@ from django.db.models.expressions import CombinedExpression
 from django.db.models.functions import Now
 from django.utils import timezone
 
-from apps.answers.events import Envelope, EventType, FailureCode, failed_data
+from apps.answers.events import Envelope, EventType, failed_data
 from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnEvent, TurnStatus
 from apps.answers.turn.end_steps import TurnEnd, turn_end_steps_run
 from apps.answers.turn.notices import TURN_CHANNEL, notice_of_event
@@ -26,6 +26,7 @@ from apps.answers.turn.outcomes import (
     TurnRetrieved,
     TurnUsage,
 )
+from ragplatform.errors import FailureCode
 from ragplatform.leases import lease_expiry
 
 

@@ -10,55 +10,44 @@ from __future__ import annotations
 import json
 
 from django.http import HttpRequest, JsonResponse
-from django.views.decorators.http import require_GET, require_POST
 
 from apps.answers.conversations.selectors import NotFound
 from apps.answers.turn.feedback import InvalidFeedback, feedback_parse, turn_feedback_set
 from apps.answers.web.source_preview import citation_preview_get
+from ragplatform.errors import FailureCode, json_error
+from ragplatform.gates import methods_allowed, signed_in_required, signed_in_user_id
 
 MAX_ALIAS_CHARS = 8  # Citation.alias
 
 
-def _error(status: int, message: str) -> JsonResponse:
-    return JsonResponse({"error": {"message": message}}, status=status)
-
-
-def _user_id(request: HttpRequest) -> int | None:
-    """The signed-in user's id, None for an anonymous request."""
-    user = request.user
-    return int(user.pk) if user.is_authenticated and user.pk is not None else None
-
-
-@require_GET
+@methods_allowed("GET")
+@signed_in_required
 def source_preview(request: HttpRequest, turn_id: int, alias: str) -> JsonResponse:
-    user_id = _user_id(request)
-    if user_id is None:
-        return _error(401, "Log in first")
+    user_id = signed_in_user_id(request)
     if len(alias) > MAX_ALIAS_CHARS:
-        return _error(404, "No such source")
+        return json_error(FailureCode.NOT_FOUND, "No such source")
     try:
         preview = citation_preview_get(turn_id=turn_id, user_id=user_id, alias=alias)
     except NotFound as exc:
-        return _error(404, str(exc))
+        return json_error(FailureCode.NOT_FOUND, str(exc))
     return JsonResponse(preview)
 
 
-@require_POST
+@methods_allowed("POST")
+@signed_in_required
 def turn_feedback(request: HttpRequest, turn_id: int) -> JsonResponse:
-    user_id = _user_id(request)
-    if user_id is None:
-        return _error(401, "Log in first")
+    user_id = signed_in_user_id(request)
     try:
         rating, reason, comment = feedback_parse(json.loads(request.body or b"null"))
         feedback = turn_feedback_set(
             turn_id=turn_id, user_id=user_id, rating=rating, reason=reason, comment=comment
         )
     except NotFound as exc:
-        return _error(404, str(exc))
+        return json_error(FailureCode.NOT_FOUND, str(exc))
     except InvalidFeedback as exc:
-        return _error(400, str(exc))
+        return json_error(FailureCode.INVALID_REQUEST, str(exc))
     except ValueError:  # malformed JSON (or not UTF-8)
-        return _error(400, "The body is not valid JSON")
+        return json_error(FailureCode.INVALID_REQUEST, "The body is not valid JSON")
     return JsonResponse(
         {"rating": feedback.rating, "reason": feedback.reason, "comment": feedback.comment}
     )

@@ -25,7 +25,7 @@ from typing import Any
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
-from apps.answers.events import Envelope, EventType, FailureCode, failed_data
+from apps.answers.events import Envelope, EventType, failed_data
 from apps.answers.turn.entry import (
     AskerReadable,
     conversation_id_parse,
@@ -37,6 +37,8 @@ from apps.answers.turn.entry import (
 from apps.answers.turn.rejections import REJECTIONS, rejection_code
 from apps.answers.turn.selectors import turn_get
 from ragplatform.db_threads import db_call, db_threads_detached
+from ragplatform.errors import FailureCode
+from ragplatform.gates import user_signed_in
 from ragplatform.session_check import session_user_id
 
 logger = logging.getLogger(__name__)
@@ -65,7 +67,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         user = self.scope.get("user")
         # Accept first: a close before accept reaches a browser as a bare 403, without our code.
         await self.accept()
-        if user is None or not user.is_authenticated:
+        if not user_signed_in(user):
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         self.user_id: int = user.pk

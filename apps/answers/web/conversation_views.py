@@ -8,19 +8,15 @@ with a message; someone else's or a deleted conversation is a 404, as everywhere
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import wraps
 from typing import Any
 from uuid import UUID
 
 from django.conf import settings
-from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_POST
 
 from apps.answers.conversations.selectors import (
     NotFound,
@@ -39,8 +35,13 @@ from apps.answers.conversations.services import (
     conversation_title_set,
 )
 from apps.answers.models import Conversation
-
-View = Callable[..., HttpResponse]
+from ragplatform.errors import FailureCode, json_error
+from ragplatform.gates import (
+    methods_allowed,
+    signed_in_required_or_login,
+    signed_in_user_id,
+    wants_json,
+)
 
 
 def chat_sidebar_context(
@@ -116,66 +117,43 @@ def _language() -> str:
     return get_language() or "en"
 
 
-def _wants_json(request: HttpRequest) -> bool:
-    return "application/json" in request.headers.get("Accept", "")
-
-
-def _error(code: str, message: str, status: int) -> JsonResponse:
-    return JsonResponse({"error": {"code": code, "message": message}}, status=status)
-
-
-def _signed_in(view: View) -> View:
-    """Signed-in users only: the script gets a 401 it can act on, a browser the login page."""
-
-    @wraps(view)
-    def gated(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if request.user.is_authenticated:
-            return view(request, *args, **kwargs)
-        if _wants_json(request):
-            return _error("unauthenticated", _("Log in first"), 401)
-        return redirect_to_login(request.get_full_path())
-
-    return gated
-
-
 def _owned(request: HttpRequest, conversation_id: UUID) -> Conversation:
-    user_id: int = request.user.pk  # type: ignore[assignment]  # _signed_in ran
-    return conversation_get(conversation_id=conversation_id, user_id=user_id)
+    return conversation_get(conversation_id=conversation_id, user_id=signed_in_user_id(request))
 
 
-@require_POST
-@_signed_in
+@methods_allowed("POST")
+@signed_in_required_or_login
 def conversation_rename(request: HttpRequest, conversation_id: UUID) -> HttpResponse:
     try:
         conversation = _owned(request, conversation_id)
         title = conversation_title_clean(request.POST.get("title"))
     except NotFound:
-        return _error("not_found", _("No such conversation"), 404)
+        return json_error(FailureCode.NOT_FOUND, _("No such conversation"))
     except InvalidTitle as exc:
-        return _error("invalid_request", str(exc), 400)
+        return json_error(FailureCode.INVALID_REQUEST, str(exc))
     conversation_title_set(conversation_id=conversation.pk, title=title)
-    if _wants_json(request):
+    if wants_json(request):
         return JsonResponse({"id": str(conversation.pk), "title": title})
     return HttpResponseRedirect(reverse("chat-conversation", args=[conversation.pk]))
 
 
-@require_POST
-@_signed_in
+@methods_allowed("POST")
+@signed_in_required_or_login
 def conversation_delete(request: HttpRequest, conversation_id: UUID) -> HttpResponse:
     try:
         conversation_deleted_mark(conversation_id=_owned(request, conversation_id).pk)
     except NotFound:
-        return _error("not_found", _("No such conversation"), 404)
+        return json_error(FailureCode.NOT_FOUND, _("No such conversation"))
     except ConversationBusy:
         message = _("A question in this conversation is still being answered; stop it first.")
-        return _error("conflict", message, 409)
-    if _wants_json(request):
+        return json_error(FailureCode.CONFLICT, message)
+    if wants_json(request):
         return JsonResponse({"id": str(conversation_id), "deleted": True})
     return HttpResponseRedirect(reverse("chat"))
 
 
-@require_GET
-@_signed_in
+@methods_allowed("GET")
+@signed_in_required_or_login
 def conversation_search(request: HttpRequest) -> HttpResponse:
     """The conversation list alone, filtered by `?q=`, for the sidebar's search box."""
     query = _query(request)
@@ -183,10 +161,9 @@ def conversation_search(request: HttpRequest) -> HttpResponse:
         message = _("Search for at most %(limit)d characters") % {
             "limit": settings.RAG_CONVERSATION_SEARCH_MAX_CHARS
         }
-        return _error("invalid_request", message, 400)
-    user_id: int = request.user.pk  # type: ignore[assignment]  # _signed_in ran
+        return json_error(FailureCode.INVALID_REQUEST, message)
     context = {
-        "groups": _groups(user_id, query),
+        "groups": _groups(signed_in_user_id(request), query),
         "search_query": query,
         "conversation": None,
         "current_id": request.GET.get("current", ""),

@@ -15,16 +15,15 @@ from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.db import close_old_connections
 from django.db.models import Prefetch
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
-from django.views.decorators.http import require_GET, require_POST
 
 from apps.answers.conversations.selectors import conversations_for_user
-from apps.answers.events import Envelope, EventType, FailureCode
+from apps.answers.events import Envelope, EventType
 from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnEvent
 from apps.answers.turn.citation_numbers import citation_numbers
 from apps.answers.turn.entry import (
@@ -34,13 +33,15 @@ from apps.answers.turn.entry import (
     turn_open,
 )
 from apps.answers.turn.live import with_keepalive
-from apps.answers.turn.rejections import HTTP_STATUS, REJECTIONS, rejection_code
+from apps.answers.turn.rejections import REJECTIONS, rejection_code
 from apps.answers.turn.replay import citations_visible, turn_events_visible
 from apps.answers.turn.selectors import turn_get
 from apps.answers.turn.services import InvalidQuestion
 from apps.answers.web.conversation_views import chat_sidebar_context
 from apps.corpus.access import user_collection_ids_readable
 from ragplatform.db_threads import db_call
+from ragplatform.errors import FailureCode, json_error
+from ragplatform.gates import methods_allowed, signed_in_required
 
 SSE = "text/event-stream"
 SSE_PING = ": ping\n\n"
@@ -171,13 +172,12 @@ def mark_only_html(html: object) -> SafeString:
 # resumes with GET /api/turns/<id>/events (Last-Event-ID or ?last_seq=), on any process.
 
 
-@require_POST
+@methods_allowed("POST")
+@signed_in_required
 async def turns_create(request: HttpRequest) -> HttpResponseBase:
     user = await request.auser()
-    if not user.is_authenticated:
-        return _error(FailureCode.UNAUTHENTICATED, "Log in first")
     if SSE not in request.headers.get("Accept", ""):
-        return _error(FailureCode.NOT_ACCEPTABLE, f"This endpoint streams; send Accept: {SSE}")
+        return json_error(FailureCode.NOT_ACCEPTABLE, f"This endpoint streams; send Accept: {SSE}")
     try:
         body = json.loads(request.body or b"{}")
         if not isinstance(body, dict):
@@ -189,9 +189,9 @@ async def turns_create(request: HttpRequest) -> HttpResponseBase:
             collection_names=body.get("collections") or (),
         )
     except REJECTIONS as exc:
-        return _error(rejection_code(exc), str(exc))
+        return json_error(rejection_code(exc), str(exc))
     except ValueError:  # malformed JSON
-        return _error(FailureCode.INVALID_REQUEST, "The body is not valid JSON")
+        return json_error(FailureCode.INVALID_REQUEST, "The body is not valid JSON")
     turn = opened.turn
     turn_launch(turn_id=turn.pk, filters=opened.filters)
     response = _stream(turn_follow(turn_id=turn.pk, user_id=user.pk, asker=opened.asker))
@@ -200,20 +200,19 @@ async def turns_create(request: HttpRequest) -> HttpResponseBase:
     return response
 
 
-@require_GET
+@methods_allowed("GET")
+@signed_in_required
 async def turn_events_replay(request: HttpRequest, turn_id: int) -> HttpResponseBase:
     user = await request.auser()
-    if not user.is_authenticated:
-        return _error(FailureCode.UNAUTHENTICATED, "Log in first")
     if SSE not in request.headers.get("Accept", ""):
-        return _error(FailureCode.NOT_ACCEPTABLE, f"This endpoint streams; send Accept: {SSE}")
+        return json_error(FailureCode.NOT_ACCEPTABLE, f"This endpoint streams; send Accept: {SSE}")
     last_seq = seq_parse(request.GET.get("last_seq", request.headers.get("Last-Event-ID", "0")))
     if last_seq is None:
-        return _error(FailureCode.INVALID_REQUEST, "last_seq must be a non-negative integer")
+        return json_error(FailureCode.INVALID_REQUEST, "last_seq must be a non-negative integer")
     try:
         await db_call(turn_get)(turn_id=turn_id, user_id=user.pk)
     except REJECTIONS as exc:
-        return _error(rejection_code(exc), str(exc))
+        return json_error(rejection_code(exc), str(exc))
     return _stream(turn_follow(turn_id=turn_id, user_id=user.pk, last_seq=last_seq))
 
 
@@ -244,9 +243,3 @@ async def _sse(events: AsyncIterator[Any]) -> AsyncIterator[str]:
 def sse_format(envelope: dict[str, Any]) -> str:
     data = json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
     return f"id: {envelope['seq']}\nevent: {envelope['type']}\ndata: {data}\n\n"
-
-
-def _error(code: FailureCode, message: str) -> JsonResponse:
-    return JsonResponse(
-        {"error": {"code": str(code), "message": message}}, status=HTTP_STATUS[code]
-    )

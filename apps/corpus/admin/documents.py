@@ -36,6 +36,7 @@ from apps.corpus.models import Chunk, Collection, Document, DocumentStatus
 from apps.corpus.uploads.batches import document_schedule
 from ragplatform.admin_base import ReadOnlyAdmin
 from ragplatform.admin_display import NEUTRAL_COLOUR, pill
+from ragplatform.gates import methods_allowed, signed_in_required
 
 # --- Collections -----------------------------------------------------------------------------
 
@@ -175,7 +176,10 @@ class DocumentAdmin(admin.ModelAdmin[Document]):
             ),
             path(
                 "progress/",
-                self.admin_site.admin_view(self.progress_view),
+                # A JSON endpoint: the page's poll gets JSON errors, not the login page.
+                methods_allowed("GET")(
+                    signed_in_required(self.admin_site.admin_view(self.progress_view))
+                ),
                 name="{}_{}_progress".format(*info),
             ),
             path(

@@ -16,6 +16,7 @@ from django.utils.timesince import timesince
 
 from apps.corpus.documents.selectors import documents_waiting
 from apps.corpus.models import Document, DocumentStatus
+from ragplatform.errors import FailureCode, json_error
 from ragplatform.workers import worker_alive, worker_last_seen
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ def progress_json(model_admin: ModelAdmin[Document], request: HttpRequest) -> Js
     ids = _ids(request.GET.get("ids", ""))
     if ids is None:
         message = f"ids must be up to {MAX_IDS} document ids separated by commas"
-        return JsonResponse({"error": message}, status=400)
+        return json_error(FailureCode.INVALID_REQUEST, message)
     documents = model_admin.get_queryset(request).filter(pk__in=ids)
     rows = [
         {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest
 from django.http.response import HttpResponseBase
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
@@ -30,6 +30,8 @@ from apps.corpus.uploads.guard import (
     upload_read_check,
 )
 from apps.corpus.uploads.targets import collection_for_upload
+from ragplatform.api import first_message
+from ragplatform.errors import FailureCode, error_response, json_error
 
 
 class DocumentSerializer(serializers.ModelSerializer[Document]):
@@ -70,10 +72,6 @@ class DocumentUploadSerializer(serializers.Serializer[None]):
     document_type = serializers.CharField(max_length=100, required=False, default="")
 
 
-def _error(code: str, message: str, http_status: int) -> Response:
-    return Response({"error": {"code": code, "message": message}}, status=http_status)
-
-
 class DocumentListCreateView(ListAPIView[Document], APIView):
     serializer_class = DocumentSerializer
     parser_classes = [MultiPartParser, FormParser]
@@ -87,7 +85,7 @@ class DocumentListCreateView(ListAPIView[Document], APIView):
             try:
                 single_upload_declared_check(request=request)
             except UploadRefused as exc:
-                return _refused_json(exc)
+                return json_error(exc.code, str(exc))
         return super().dispatch(request, *args, **kwargs)
 
     @extend_schema(request=DocumentUploadSerializer, responses={202: DocumentSerializer})
@@ -100,9 +98,9 @@ class DocumentListCreateView(ListAPIView[Document], APIView):
             collection = collection_for_upload(user=request.user, name=upload.data["collection"])
             upload_quota_take(user_id=request.user.pk, files=1)  # type: ignore[arg-type]  # signed in
         except UploadRefused as exc:
-            return _error(exc.code, str(exc), exc.status)
+            return error_response(exc.code, str(exc))
         except ValidationError as exc:
-            return _error("invalid_request", _first_message(exc.detail), 400)
+            return error_response(FailureCode.INVALID_REQUEST, first_message(exc.detail))
         data = upload.validated_data
         (outcome,) = files_ingest(
             files=[upload_incoming(data["file"])],
@@ -120,26 +118,12 @@ class DocumentListCreateView(ListAPIView[Document], APIView):
         return response
 
 
-def _refused_json(refused: UploadRefused) -> JsonResponse:
-    body = {"error": {"code": refused.code, "message": str(refused)}}
-    return JsonResponse(body, status=refused.status)
-
-
 def _refusal(error: DocumentError) -> Response:
     if isinstance(error, UnsupportedFileType):
-        return _error("unsupported_file_type", str(error), 415)
+        return error_response(FailureCode.UNSUPPORTED_FILE_TYPE, str(error))
     if isinstance(error, FileTooLarge):
-        return _error("file_too_large", str(error), 413)
+        return error_response(FailureCode.FILE_TOO_LARGE, str(error))
     raise error  # submitting refuses nothing else; anything new is a server error
-
-
-def _first_message(detail: object) -> str:
-    if isinstance(detail, dict):
-        field, messages = next(iter(detail.items()))
-        return f"{field}: {_first_message(messages)}"
-    if isinstance(detail, list) and detail:
-        return _first_message(detail[0])
-    return str(detail)
 
 
 class DocumentDetailView(RetrieveAPIView[Document]):

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.template.defaultfilters import filesizeformat
 
+from ragplatform.errors import FailureCode
 from ragplatform.rate_limits import rate_take
 from ragplatform.request_limits import content_length_over, upload_refusal
 
@@ -21,9 +22,11 @@ UPLOAD_WINDOW = dt.timedelta(hours=1)
 
 
 class UploadRefused(Exception):
-    def __init__(self, message: str, *, code: str, status: int) -> None:
+    """Why an upload was refused; its HTTP status is its code's (`HTTP_STATUS`)."""
+
+    def __init__(self, message: str, *, code: FailureCode) -> None:
         super().__init__(message)
-        self.code, self.status = code, status
+        self.code = code
 
 
 def single_upload_declared_check(*, request: HttpRequest) -> None:
@@ -31,14 +34,14 @@ def single_upload_declared_check(*, request: HttpRequest) -> None:
     if content_length_over(request.META, settings.RAG_MAX_UPLOAD_BYTES + _API_FIELDS_ALLOWANCE):
         limit = filesizeformat(settings.RAG_MAX_UPLOAD_BYTES)
         raise UploadRefused(
-            f"The upload is larger than the limit of {limit}", code="file_too_large", status=413
+            f"The upload is larger than the limit of {limit}", code=FailureCode.FILE_TOO_LARGE
         )
 
 
 def upload_read_check(*, request: HttpRequest) -> None:
     """After parsing: refuse if the upload handler stopped reading a file at the limit."""
     if reason := upload_refusal(request):
-        raise UploadRefused(reason, code="file_too_large", status=413)
+        raise UploadRefused(reason, code=FailureCode.FILE_TOO_LARGE)
 
 
 def upload_quota_take(*, user_id: int, files: int) -> None:
@@ -47,6 +50,5 @@ def upload_quota_take(*, user_id: int, files: int) -> None:
     if not rate_take(key=f"uploads:{user_id}", amount=files, limit=limit, window=UPLOAD_WINDOW):
         raise UploadRefused(
             f"At most {limit} uploaded files an hour; please try again later.",
-            code="rate_limited",
-            status=429,
+            code=FailureCode.RATE_LIMITED,
         )

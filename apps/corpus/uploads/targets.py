@@ -17,7 +17,8 @@ from django.db.models import F, Max, QuerySet
 from apps.corpus.access import WRITE_PERMISSION, collection_writable, collections_readable
 from apps.corpus.ingestion.services import collection_create
 from apps.corpus.models import Collection
-from apps.corpus.uploads.guard import UploadRefused  # status 403 or 404 here
+from apps.corpus.uploads.guard import UploadRefused
+from ragplatform.errors import FailureCode
 
 UPLOAD_PERMISSION = "corpus.add_document"
 CREATE_PERMISSION = "corpus.add_collection"
@@ -28,15 +29,15 @@ def collection_for_upload(*, user: AbstractBaseUser | AnonymousUser, name: str) 
     and they may create it; else UploadRefused, before anything is written."""
     who: Any = user  # a user or AnonymousUser: both answer has_perm
     if not who.is_active or not who.has_perm(UPLOAD_PERMISSION):
-        raise UploadRefused("You may not upload documents.", code="forbidden", status=403)
+        raise UploadRefused("You may not upload documents.", code=FailureCode.FORBIDDEN)
     found = collections_readable(user=user).filter(name=name).first()
     if found is not None:
         if not collection_writable(user=who, collection=found):
             message = f"You may not add or replace documents in collection {name!r}."
-            raise UploadRefused(message, code="forbidden", status=403)
+            raise UploadRefused(message, code=FailureCode.FORBIDDEN)
         return found
     if Collection.objects.filter(name=name).exists() or not who.has_perm(CREATE_PERMISSION):
-        raise UploadRefused(f"No collection named {name!r}", code="not_found", status=404)
+        raise UploadRefused(f"No collection named {name!r}", code=FailureCode.NOT_FOUND)
     return _created(who, name)
 
 
@@ -50,7 +51,7 @@ def _created(user: Any, name: str) -> Collection:
             f"Collection {name!r} would not be writable by you: you need to be in a group "
             "and allowed to change documents. Ask an administrator to create it."
         )
-        raise UploadRefused(message, code="forbidden", status=403)
+        raise UploadRefused(message, code=FailureCode.FORBIDDEN)
     return collection_create(name=name, writer_groups=groups)
 
 

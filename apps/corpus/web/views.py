@@ -28,6 +28,8 @@ from apps.corpus.documents.reading import (
 from apps.corpus.documents.selectors import documents_list
 from apps.corpus.models import Document
 from apps.corpus.parsing import DocumentError
+from ragplatform.errors import FailureCode, json_error
+from ragplatform.gates import methods_allowed, signed_in_required
 
 _FILE_MISSING = (
     "The original file of this document is missing; ask an administrator to upload it again."
@@ -76,12 +78,15 @@ def document_read(request: HttpRequest, document_id: int) -> HttpResponse:
     return render(request, "corpus/document_read.html", context)
 
 
-@login_required
-@require_GET
+@methods_allowed("GET")
+@signed_in_required
 def chunk_detail(request: HttpRequest, document_id: int, index: int) -> JsonResponse:
     """One chunk of a readable document and links to the chunks before and after it."""
-    document = _readable_document(request, document_id)
+    try:
+        document = _readable_document(request, document_id)
+    except Http404:
+        return json_error(FailureCode.NOT_FOUND, "No such document")
     chunk = chunk_view_get(document=document, index=index)
     if chunk is None:
-        raise Http404("No such chunk")
+        return json_error(FailureCode.NOT_FOUND, "No such chunk")
     return JsonResponse(chunk_payload(document=document, chunk=chunk))
