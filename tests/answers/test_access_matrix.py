@@ -4,6 +4,7 @@ both if nothing filtered)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -216,5 +217,6 @@ async def test_replay_after_access_is_removed_withholds_the_passages(world: Worl
         world, "reader_a", f"/c/{answered[0]['data']['conversation']}/"
     )
     html = page.content.decode()
-    assert page.status_code == 200 and "/documents/" not in html
+    # The page carries its URL templates with the placeholder id 0; no real document is linked.
+    assert page.status_code == 200 and not re.search(r"/documents/[1-9]\d*/", html)
     assert 'class="followup"' not in html
