@@ -33,6 +33,7 @@ from apps.answers.evaluation.document_scores import (
     question_score,
     records_figures,
 )
+from apps.answers.evaluation.documents import evaluation_documents_load, evaluation_files
 from apps.answers.models import Turn
 from apps.answers.providers.registry import providers_override
 from apps.answers.routing.types import Intent
@@ -312,6 +313,21 @@ def test_the_command_ingests_the_folder_asks_every_question_and_scores_it(
     }
     assert [q["id"] for q in again["questions"]] == ["parking"]
     assert Document.objects.count() == 2
+
+
+@pytest.mark.django_db
+def test_a_file_that_fails_in_processing_is_reported_and_the_others_load(
+    folder: Path, embedder: CountingEmbedder
+) -> None:
+    (folder / "broken.pdf").write_bytes(b"not a PDF at all")
+    files = evaluation_files(folder)
+    loaded = evaluation_documents_load(files=files, collection_name="eval", timeout_s=5)
+    assert set(loaded.files) == {"broken.pdf", "leave.md", "vpn.txt"}
+    assert [name for name, _ in loaded.failed] == ["broken.pdf"]
+    assert "PDF" in loaded.failed[0][1]  # why, in the document's own words
+    assert not loaded.pending and not loaded.stale
+    ready = Document.objects.filter(status="ready").values_list("filename", flat=True)
+    assert sorted(ready) == ["leave.md", "vpn.txt"]
 
 
 @pytest.mark.django_db

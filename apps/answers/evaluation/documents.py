@@ -10,7 +10,7 @@ deciding the route, retrieval restricted to that collection. The stored turn is 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,10 +80,13 @@ def evaluation_documents_load(
         name=collection_name, description="Documents of an evaluate_documents run"
     )
     processed = unchanged = 0
+    refused: dict[str, str] = {}  # file name -> why ingestion would not take it
     for path in files:
         (outcome,) = paths_ingest(paths=[str(path)], collection=collection, wait=True)
         processed += outcome.action == "processed"
         unchanged += outcome.action == "unchanged"
+        if outcome.action == "refused":
+            refused[path.name] = outcome.message
         if progress:
             progress(path.name, outcome.action)
     names = tuple(p.name for p in files)
@@ -93,7 +96,7 @@ def evaluation_documents_load(
         files=names,
         processed=processed,
         unchanged=unchanged,
-        failed=_failed(names, documents),
+        failed=_failed(names, documents, refused),
         pending=tuple(
             d.filename
             for d in documents
@@ -108,12 +111,14 @@ def evaluation_documents_load(
     )
 
 
-def _failed(names: Sequence[str], documents: Sequence[Document]) -> tuple[tuple[str, str], ...]:
-    by_name = {d.filename: d for d in documents}
+def _failed(
+    names: Sequence[str], documents: Sequence[Document], refused: Mapping[str, str]
+) -> tuple[tuple[str, str], ...]:
+    by_name = {d.filename: d for d in documents if d.status == DocumentStatus.FAILED}
     return tuple(
-        (name, by_name[name].error_message if name in by_name else "refused by ingestion")
+        (name, refused[name] if name in refused else by_name[name].error_message)
         for name in names
-        if name not in by_name or by_name[name].status == DocumentStatus.FAILED
+        if name in refused or name in by_name
     )
 
 
