@@ -54,3 +54,16 @@ def _contains(haystack: list[str], needle: list[str]) -> bool:
         return False
     width = len(needle)
     return any(haystack[i : i + width] == needle for i in range(len(haystack) - width + 1))
+
+
+def answer_string_found(text: str, answers: Sequence[str]) -> bool:
+    """Some answer occurs in `text` as written, ignoring case and runs of whitespace (the
+    real-documents sets: "--print-uris" must stay a flag, "/etc/modules" a path)."""
+    haystack = _folded(text)
+    return any(needle in haystack for needle in map(_folded, answers) if needle)
+
+
+def _folded(text: str) -> str:
+    # A typographic apostrophe in the document matches the one typed in the questions file.
+    folded = normalise_text(text).replace(ZWNJ, " ").replace("\u2019", "'").casefold()
+    return " ".join(folded.split())
