@@ -26,16 +26,6 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-KINDS = (
-    "value",
-    "name",
-    "command",
-    "procedure",
-    "definition",
-    "yesno",
-    "comparison",
-    "unanswerable",
-)
 LANGUAGES = ("en", "fa")
 FIELDS = ("id", "question", "language", "kind", "gold_file", "answers", "quote", "closest_file")
 MAX_FILE_SHARE = 0.15
@@ -67,6 +57,9 @@ def record_misses(record: dict[str, Any], texts: dict[str, str]) -> list[str]:
     missing = [field for field in FIELDS if field not in record]
     if missing:
         return [f"missing fields {missing}"]
+    # The kinds `evaluate_documents` accepts; imported here, after Django is set up.
+    from apps.answers.evaluation.document_questions import KINDS
+
     misses: list[str] = []
     if record["kind"] not in KINDS:
         misses.append(f"unknown kind {record['kind']!r}")
