@@ -23,6 +23,7 @@ from apps.answers.composing.types import ComposeRequest
 from apps.answers.evaluation.answer_metrics import contains_answer, exact_match, token_f1
 from apps.answers.evaluation.beir import BeirQuery, corpus_id_from_filename
 from apps.answers.evaluation.metrics import percentile
+from apps.answers.evaluation.metrics import share as share_of
 from apps.answers.evaluation.signals import QuestionSignals
 from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.context import context_build
@@ -58,7 +59,7 @@ class AnswerScores:
 
     def summary(self, **extra: Any) -> dict[str, Any]:
         def share(values: Sequence[bool]) -> float:
-            return round(sum(values) / len(values), 4) if values else 0.0
+            return share_of(values, empty=0.0)
 
         return {
             "gold_passage_cited": share(self.gold_cited),

@@ -18,7 +18,7 @@ from typing import Any
 from apps.answers.composing.confidence import ConfidenceBand, expected_calibration_error
 from apps.answers.evaluation.answer_metrics import answer_string_found
 from apps.answers.evaluation.document_questions import UNANSWERABLE, DocumentQuestion
-from apps.answers.evaluation.metrics import percentile
+from apps.answers.evaluation.metrics import percentile, share
 from apps.answers.routing.types import TurnAction
 
 ANSWERING_ACTIONS = frozenset({TurnAction.ANSWER, TurnAction.HYBRID})
@@ -107,7 +107,7 @@ def question_score(*, question: DocumentQuestion, asked: AskedTurn) -> QuestionR
 
 
 def _share(values: Sequence[bool]) -> float | None:
-    return round(sum(values) / len(values), 4) if values else None
+    return share(values, empty=None)
 
 
 def records_figures(records: Sequence[QuestionRecord]) -> dict[str, Any]:

@@ -1,9 +1,13 @@
-"""Ranking metrics as trec_eval / BEIR compute them (linear gains, log2 discount)."""
+"""Ranking metrics as trec_eval / BEIR compute them (linear gains, log2 discount), and the share
+of true values every evaluation summary reports."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import TypeVar
+
+_Empty = TypeVar("_Empty", float, None)
 
 
 def ndcg_at_k(ranked: Sequence[str], relevant: Mapping[str, int], k: int = 10) -> float:
@@ -33,3 +37,8 @@ def percentile(values: Sequence[float], q: float) -> float:
     ordered = sorted(values)
     rank = max(1, math.ceil(q / 100 * len(ordered)))
     return ordered[rank - 1]
+
+
+def share(values: Sequence[bool], *, empty: _Empty) -> float | _Empty:
+    """The share of true values, to four places; `empty` when there are none to count."""
+    return round(sum(values) / len(values), 4) if values else empty
