@@ -91,6 +91,9 @@ class Turn(models.Model):
     refused = models.BooleanField(default=False)
     refusal_reason = models.CharField(max_length=300, blank=True)  # the composer's own words
     unsupported_sentences = models.PositiveIntegerField(default=0)
+    # What the badge was computed from: the composer's support and its signals, the retrieval's
+    # features. The audit shows them; evaluations refit the blend from them.
+    confidence_inputs = models.JSONField(default=dict, blank=True)
     dropped_citations = models.JSONField(default=list, blank=True)
     followups = models.JSONField(default=list, blank=True)
     # Provenance

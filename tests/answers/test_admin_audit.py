@@ -395,6 +395,18 @@ def test_audit_page_survives_a_turn_without_retrieval_or_answer(admin_client: Cl
     assert admin_client.get(reverse("admin:answers_turn_change", args=[10**9])).status_code == 404
 
 
+@pytest.mark.django_db
+def test_audit_page_shows_what_the_badge_read(admin_client: Client) -> None:
+    inputs = {"support": 0.61, "support_source": "evidence-coverage", "cosine": 0.88}
+    turn = TurnFactory.create(confidence_inputs={**inputs, "signals": {"negated": 1.0}})
+    body = admin_client.get(reverse("admin:answers_turn_change", args=[turn.pk])).content
+    assert b'id="confidence-inputs"' in body and b"evidence-coverage" in body
+    assert b"negated" in body and b"0.61" in body
+    bare = TurnFactory.create()  # a turn that stored none (a clarification, an older turn)
+    page = admin_client.get(reverse("admin:answers_turn_change", args=[bare.pk])).content
+    assert b'id="confidence-inputs"' not in page
+
+
 # --- Read-only -------------------------------------------------------------------------------
 
 

@@ -261,14 +261,25 @@ def test_the_command_ingests_the_folder_asks_every_question_and_scores_it(
     folder: Path, tmp_path: Path, routed: None
 ) -> None:
     questions = _questions_file(tmp_path, *QUESTIONS)
-    target, out = tmp_path / "run.json", StringIO()
+    target, signals, out = tmp_path / "run.json", tmp_path / "signals.jsonl", StringIO()
     call_command(
         "evaluate_documents",
         *("--docs", str(folder), "--questions", str(questions), "--json", str(target)),
+        *("--signals", str(signals)),
         stdout=out,
         stderr=StringIO(),
     )
     result = json.loads(target.read_text())
+    # What each badge read is stored with its turn and written for calibration_fit.py.
+    lines = {line["query_id"]: line for line in map(json.loads, signals.read_text().splitlines())}
+    assert set(lines) == {"leave", "vpn", "vpn-docs", "parking"}
+    assert lines["leave"]["support"] == 0.95 and lines["leave"]["support_source"] == "test"
+    assert lines["leave"]["right"] and lines["leave"]["set"] == "handbook"
+    assert lines["leave"]["cosine"] is not None and lines["leave"]["group"] == "leave.md"
+    assert lines["parking"]["refused"] and lines["parking"]["refusal_reason"] == "no evidence"
+    assert not lines["parking"]["answerable"] and lines["vpn-docs"]["support"] is None
+    stored = Turn.objects.get(question=QUESTIONS[0]["question"]).confidence_inputs
+    assert stored["support"] == 0.95 and "agreed" in stored
     by_id = {q["id"]: q for q in result["questions"]}
     assert by_id["leave"]["correct"] and by_id["leave"]["cited_files"] == ["leave.md"]
     assert by_id["vpn"]["correct"] and by_id["vpn"]["gold_cited"]

@@ -80,6 +80,9 @@ class TurnAuditPage:
             "rewrite": rewritten_query(trace),
             "variants": [v for v in trace.get("variants") or [] if isinstance(v, Mapping)],
             "classification_json": json.dumps(turn.classification, indent=2, ensure_ascii=False),
+            "confidence_inputs_json": json.dumps(turn.confidence_inputs, indent=2)
+            if turn.confidence_inputs
+            else "",
             "categories": _categories(turn.conversation),
             "category_history": category_history(turn),
             "feedback": _feedback(turn),

@@ -11,14 +11,15 @@ calibration error compares the confidence of every answer given (refusals left o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from apps.answers.composing.confidence import ConfidenceBand, expected_calibration_error
 from apps.answers.evaluation.answer_metrics import answer_string_found
 from apps.answers.evaluation.document_questions import UNANSWERABLE, DocumentQuestion
 from apps.answers.evaluation.metrics import percentile, share
+from apps.answers.evaluation.signals import QuestionSignals
 from apps.answers.routing.types import TurnAction
 
 ANSWERING_ACTIONS = frozenset({TurnAction.ANSWER, TurnAction.HYBRID})
@@ -41,6 +42,8 @@ class AskedTurn:
     cited_files: tuple[str, ...]  # file names of the sources shown with the answer, cited first
     error: str = ""  # "code: message" of a failed turn, or why the question was not asked
     latency_ms: float = 0.0  # from opening the turn to its last event
+    refusal_reason: str = ""
+    confidence_inputs: Mapping[str, Any] = field(default_factory=dict)  # Turn.confidence_inputs
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,8 @@ class QuestionRecord:
     error: str
     latency_ms: float
     turn_id: int
+    refusal_reason: str = ""
+    confidence_inputs: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def answerable(self) -> bool:
@@ -72,6 +77,29 @@ class QuestionRecord:
 
     def as_dict(self) -> dict[str, Any]:
         return {**asdict(self), "cited_files": list(self.cited_files)}
+
+    def signals(self, *, dataset: str) -> QuestionSignals:
+        """The line `--signals` writes: the same fields `evaluate_answers --signals` writes, so
+        benchmarks/calibration_fit.py fits the blend on real documents beside the public sets;
+        "right" is `correct` (the asked-for fact is in the answer), the group the gold file."""
+        inputs = self.confidence_inputs
+        support = inputs.get("support")
+        cosine = inputs.get("cosine")
+        return QuestionSignals(
+            set=dataset,
+            query_id=self.id,
+            group=self.gold_file or self.id,
+            answerable=self.answerable,
+            refused=self.refused,
+            refusal_reason=self.refusal_reason,
+            right=self.correct and self.answerable,
+            support=float(support) if support is not None else None,
+            support_source=str(inputs.get("support_source", "")),
+            cosine=float(cosine) if cosine is not None else None,
+            agreed=bool(inputs.get("agreed", False)),
+            confidence=self.confidence or 0.0,
+            answerability={k: float(v) for k, v in dict(inputs.get("signals", {})).items()},
+        )
 
 
 def question_score(*, question: DocumentQuestion, asked: AskedTurn) -> QuestionRecord:
@@ -103,6 +131,8 @@ def question_score(*, question: DocumentQuestion, asked: AskedTurn) -> QuestionR
         error=asked.error,
         latency_ms=round(asked.latency_ms, 1),
         turn_id=asked.turn_id,
+        refusal_reason=asked.refusal_reason,
+        confidence_inputs=asked.confidence_inputs,
     )
 
 

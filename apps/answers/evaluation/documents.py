@@ -203,4 +203,6 @@ def asked_turn_read(*, turn_id: int, latency_ms: float) -> AskedTurn:
         cited_files=tuple(dict.fromkeys(name for name in files if name)),
         error=f"{turn.error_code}: {turn.error_message}" if turn.error_code else "",
         latency_ms=latency_ms,
+        refusal_reason=turn.refusal_reason,
+        confidence_inputs=turn.confidence_inputs,
     )

@@ -24,6 +24,7 @@ from apps.answers.turn.compose_stream import (
     answer_confidence,
     attributed_events,
     compose_events,
+    confidence_inputs,
 )
 from apps.answers.turn.outcomes import TurnFailed, TurnFinished
 from apps.answers.turn.search_results import search_results_data
@@ -163,6 +164,7 @@ async def _after_answer(
         fallback_reason=outcome.fallback_reason,
         dropped_citations=tuple(outcome.dropped),
         unsupported_sentences=0 if outcome.refused else unsupported,
+        confidence_inputs=confidence_inputs(outcome=outcome, chunks=result.chunks),
         citations=len(outcome.citations),
     )
     yield await turn_finish(state, finished)

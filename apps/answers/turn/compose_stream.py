@@ -5,11 +5,13 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from apps.answers.composing.attribution import answer_attribute
 from apps.answers.composing.confidence import (
     confidence_blend,
     refusal_confidence,
+    retrieval_features,
     retrieval_quality,
 )
 from apps.answers.composing.types import (
@@ -52,6 +54,22 @@ def answer_confidence(*, outcome: ComposeOutcome, chunks: Sequence[RetrievedChun
     support = outcome.support if outcome.support is not None else 0.0
     value = confidence_blend(support=support, retrieval=retrieval_quality(chunks))
     return refusal_confidence(value) if outcome.refused else value
+
+
+def confidence_inputs(
+    *, outcome: ComposeOutcome, chunks: Sequence[RetrievedChunk]
+) -> dict[str, Any]:
+    """What `answer_confidence` reads, stored with the turn: the audit shows why a badge is
+    what it is, and an evaluation refits the blend from real turns (evaluate_documents
+    --signals) exactly as evaluate_answers --signals does from the pipeline."""
+    features = retrieval_features(chunks)
+    return {
+        "support": outcome.support,
+        "support_source": outcome.support_source,
+        "signals": dict(outcome.support_signals),
+        "cosine": features.cosine if features else None,
+        "agreed": features.agreed if features else False,
+    }
 
 
 async def compose_events(

@@ -48,6 +48,7 @@ class TurnFinished:
     fallback_reason: str = ""
     dropped_citations: tuple[str, ...] = ()
     unsupported_sentences: int = 0
+    confidence_inputs: dict[str, Any] = field(default_factory=dict)  # what the badge read
     citations: int = 0  # how many citations the answer carries (for the `finished` event)
     timings_ms: dict[str, Any] = field(default_factory=dict)
 

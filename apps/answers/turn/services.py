@@ -205,6 +205,7 @@ def _ending(
             "fallback_reason": outcome.fallback_reason,
             "dropped_citations": list(outcome.dropped_citations),
             "unsupported_sentences": outcome.unsupported_sentences,
+            "confidence_inputs": outcome.confidence_inputs,
             "timings_ms": outcome.timings_ms,
         }
         finished = Envelope(

@@ -1,18 +1,20 @@
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
-from apps.answers.composing.extractive import ExtractiveComposer
 from apps.answers.evaluation.answers import answers_evaluate
 from apps.answers.evaluation.signals import signals_write
+from apps.answers.management.commands._composer_thresholds import (
+    providers_with_thresholds,
+    thresholds_arguments,
+)
 from apps.answers.management.commands._evaluation_dataset import evaluation_dataset_open
-from apps.answers.providers.registry import Providers, providers_default
+from apps.answers.providers.registry import providers_default
 from apps.answers.routing.types import Strategy
 from apps.corpus.search.legs import SearchFilters
 
@@ -39,25 +41,14 @@ class Command(BaseCommand):
             help="write every question's signals to this JSON-lines file "
             "(for benchmarks/calibration_fit.py)",
         )
-        parser.add_argument(
-            "--min-evidence",
-            type=float,
-            default=None,
-            help="the offline composer's evidence threshold instead of its default "
-            "(0 with --signals: every answer is kept, any threshold can be replayed)",
-        )
-        parser.add_argument(
-            "--min-answerability",
-            type=float,
-            default=None,
-            help="the offline composer's answerability threshold instead of its default "
-            "(0 with --min-evidence 0 and --signals: every answer is kept)",
-        )
+        thresholds_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         dataset: Path = options["dataset"]
-        providers = _with_thresholds(
-            providers_default(), options["min_evidence"], options["min_answerability"]
+        providers = providers_with_thresholds(
+            providers_default(),
+            min_evidence=options["min_evidence"],
+            min_answerability=options["min_answerability"],
         )
         collection, queries = evaluation_dataset_open(
             self, dataset=dataset, split=options["split"], workers=options["workers"]
@@ -91,24 +82,3 @@ class Command(BaseCommand):
             options["json"].write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         if options["signals"]:
             signals_write(options["signals"], scores.signals)
-
-
-def _with_thresholds(
-    providers: Providers, min_evidence: float | None, min_answerability: float | None
-) -> Providers:
-    if min_evidence is None and min_answerability is None:
-        return providers
-    if not isinstance(providers.composer, ExtractiveComposer):
-        raise CommandError(
-            "--min-evidence and --min-answerability set the offline composer's thresholds: "
-            "unset the chat model"
-        )
-    try:
-        composer = ExtractiveComposer(
-            providers.embedder,
-            min_evidence=min_evidence,  # None: the setting
-            min_answerability=min_answerability,
-        )
-    except ValueError as exc:
-        raise CommandError(str(exc)) from exc
-    return dataclasses.replace(providers, composer=composer)

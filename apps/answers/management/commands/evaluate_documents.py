@@ -23,7 +23,12 @@ from apps.answers.evaluation.documents import (
     evaluation_documents_load,
     evaluation_files,
 )
-from apps.answers.providers.registry import providers_default
+from apps.answers.evaluation.signals import signals_write
+from apps.answers.management.commands._composer_thresholds import (
+    providers_with_thresholds,
+    thresholds_arguments,
+)
+from apps.answers.providers.registry import providers_default, providers_override
 
 
 class Command(BaseCommand):
@@ -52,6 +57,14 @@ class Command(BaseCommand):
             "--language", action="append", default=[], help="only these languages (en, fa)"
         )
         parser.add_argument(
+            "--signals",
+            type=Path,
+            default=None,
+            help="write every question's signals to this JSON-lines file "
+            "(for benchmarks/calibration_fit.py)",
+        )
+        thresholds_arguments(parser)
+        parser.add_argument(
             "--wait",
             type=float,
             default=1800.0,
@@ -78,11 +91,17 @@ class Command(BaseCommand):
         )
         for line in documents_lines(loaded):
             self.stdout.write(line)
-        records = documents_evaluate(
-            questions=questions,
-            collection_name=loaded.collection.name,
-            progress=lambda done, record: self._progress(done, len(questions), record),
+        providers = providers_with_thresholds(
+            providers_default(),
+            min_evidence=options["min_evidence"],
+            min_answerability=options["min_answerability"],
         )
+        with providers_override(providers):
+            records = documents_evaluate(
+                questions=questions,
+                collection_name=loaded.collection.name,
+                progress=lambda done, record: self._progress(done, len(questions), record),
+            )
         summary = records_summarise(records)
         self.stdout.write("")
         for line in summary_table(summary):
@@ -91,6 +110,9 @@ class Command(BaseCommand):
         self.stdout.write(f"\n{len(records)} questions in {seconds:.0f} s")
         if options["json"]:
             _json_write(options, loaded, summary, records)
+        if options["signals"]:
+            dataset = docs.resolve().name
+            signals_write(options["signals"], (r.signals(dataset=dataset) for r in records))
 
     def _progress(self, done: int, total: int, record: QuestionRecord) -> None:
         verdict = "right" if record.correct else "wrong"
