@@ -181,8 +181,12 @@ def equal_weights(sets: Mapping[str, Sequence[object]]) -> np.ndarray:
 
 
 def blend_fit(
-    sets: Sets, threshold: float, keyword_only: float = BLEND.keyword_only_quality
+    sets: Sets,
+    threshold: float,
+    keyword_only: float = BLEND.keyword_only_quality,
+    signals: Sequence[str] = (),
 ) -> Blend:
+    """The two steps; `signals` names the answer signals the second step also weighs."""
     answered = {
         name: [r for r in rows if not refused_at(r, threshold)] for name, rows in sets.items()
     }
@@ -192,12 +196,25 @@ def blend_fit(
     b0, slope, bonus = logistic_fit(x, _labels(rows), equal_weights(dense))
     quality = Blend(slope, -b0 / slope, bonus, keyword_only, 0.0, 0.0, 1.0)  # the first step
     rows = [r for group in answered.values() for r in group]
-    x = np.array([[1.0, r.support, _logit(quality_value(r, quality))] for r in rows])
-    intercept, support_weight, retrieval_weight = logistic_fit(
+    x = np.array(
+        [
+            [1.0, r.support, _logit(quality_value(r, quality))]
+            + [r.signals.get(name, 0.0) for name in signals]
+            for r in rows
+        ]
+    )
+    intercept, support_weight, retrieval_weight, *weights = logistic_fit(
         x, _labels(rows), equal_weights(answered)
     )
     return Blend(
-        slope, -b0 / slope, bonus, keyword_only, intercept, support_weight, retrieval_weight
+        slope,
+        -b0 / slope,
+        bonus,
+        keyword_only,
+        intercept,
+        support_weight,
+        retrieval_weight,
+        tuple((name, round(float(w), 3)) for name, w in zip(signals, weights, strict=True)),
     )
 
 
@@ -211,7 +228,9 @@ def quality_value(row: Row, blend: Blend) -> float:
 
 def confidence_value(row: Row, blend: Blend = BLEND) -> float:
     """The blend as confidence.py computes it, with these coefficients."""
-    return confidence_blend(support=row.support, retrieval=quality_value(row, blend), blend=blend)
+    return confidence_blend(
+        support=row.support, retrieval=quality_value(row, blend), signals=row.signals, blend=blend
+    )
 
 
 def _logit(p: float) -> float:
@@ -295,6 +314,12 @@ def main() -> None:
         default=0.12,
         help="the most any fitting set may refuse of its answerable questions",
     )
+    parser.add_argument(
+        "--signal",
+        action="append",
+        default=[],
+        help="an answer signal the blend also weighs (repeatable): e.g. unsupported_share",
+    )
     parser.add_argument("--curve-step", type=int, default=2, help="print every n-th threshold")
     parser.add_argument(
         "--refuse-on",
@@ -316,7 +341,7 @@ def main() -> None:
         if args.threshold is not None
         else threshold_choose(fitted, thresholds, max_false_refusals=args.max_false_refusals)
     )
-    blend = blend_fit(fitted, threshold)
+    blend = blend_fit(fitted, threshold, signals=args.signal)
     print(f"chosen threshold {threshold:.2f}; blend {blend}")
     _print_calibration(every, threshold, blend)
 

@@ -105,6 +105,26 @@ def test_the_fitted_blend_is_calibrated_on_each_set() -> None:
     assert blend.support_weight > 0 and blend.cosine_slope > 0
 
 
+def test_a_named_signal_that_marks_wrong_answers_gets_a_negative_weight() -> None:
+    # Answers whose asked-for kind is missing are right far less often at the same support:
+    # the blend must learn to lower their confidence, and only theirs.
+    random.seed(5)
+    rows = []
+    for _ in range(3000):
+        support, missing = random.random(), float(random.random() < 0.3)
+        p = 1 / (1 + np.exp(-(6 * (support - 0.5) - 2.5 * missing)))
+        rows.append(row(support, right=random.random() < p, signals={"kind_missing": missing}))
+    blend = blend_fit({"a": rows}, 0.0, keyword_only=0.3, signals=["kind_missing"])
+    ((name, weight),) = blend.signal_weights
+    assert name == "kind_missing" and -3.5 < weight < -1.5
+    with_kind, without = (row(0.7, signals={"kind_missing": v}) for v in (0.0, 1.0))
+    assert confidence_value(without, blend) < confidence_value(with_kind, blend)
+    plain = blend_fit({"a": rows}, 0.0, keyword_only=0.3)
+    assert plain.signal_weights == () and confidence_value(without, plain) == confidence_value(
+        with_kind, plain
+    )
+
+
 def test_signal_files_round_trip_and_a_passage_set_is_split(tmp_path: Path) -> None:
     def line(query_id: str, group: str) -> QuestionSignals:
         return QuestionSignals(

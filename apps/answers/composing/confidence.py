@@ -29,7 +29,7 @@ and needs its own midpoint and slope.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -55,6 +55,9 @@ class Blend:
     intercept: float
     support_weight: float
     retrieval_weight: float
+    # Named answer signals (the composer's answerability signals, and UNSUPPORTED_SHARE), each
+    # one more term of the second logistic: weight x value, a missing signal counting as 0.
+    signal_weights: tuple[tuple[str, float], ...] = ()
 
 
 BLEND = Blend(
@@ -66,6 +69,8 @@ BLEND = Blend(
     support_weight=3.39,
     retrieval_weight=0.61,
 )
+# The share of the answer's sentences that carry no citation: a signal the blend may weigh.
+UNSUPPORTED_SHARE = "unsupported_share"
 AGREEMENT_DEPTH = 5
 TOP_COSINE_DEPTH = 3  # the retrieval's quality reads the best cosine among this many chunks
 GREEN_FROM, YELLOW_FROM = 0.7, 0.4
@@ -85,14 +90,23 @@ class RetrievalFeatures:
     agreed: bool  # the top chunk was in the first AGREEMENT_DEPTH of both legs
 
 
-def confidence_blend(*, support: float, retrieval: float, blend: Blend = BLEND) -> float:
-    """The composer's support and the retrieval quality combined by a logistic, within (0, 1)."""
+def confidence_blend(
+    *,
+    support: float,
+    retrieval: float,
+    signals: Mapping[str, float] | None = None,
+    blend: Blend = BLEND,
+) -> float:
+    """The composer's support, the retrieval quality and the answer's signals combined by a
+    logistic, within (0, 1)."""
     quality = min(1.0 - _QUALITY_EPSILON, max(_QUALITY_EPSILON, _unit(retrieval)))
     logit = (
         blend.intercept
         + blend.support_weight * _unit(support)
         + blend.retrieval_weight * math.log(quality / (1.0 - quality))
     )
+    named = signals or {}
+    logit += sum(weight * named.get(name, 0.0) for name, weight in blend.signal_weights)
     return sigmoid(logit)
 
 

@@ -29,7 +29,12 @@ from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.context import context_build
 from apps.answers.retrieval.types import QueryRewrite, RetrievalRequest, RetrievedChunk
 from apps.answers.routing.types import HistoryMessage, Intent, Strategy
-from apps.answers.turn.compose_stream import ComposeOutcome, answer_confidence, compose_events
+from apps.answers.turn.compose_stream import (
+    ComposeOutcome,
+    answer_confidence,
+    badge_signals,
+    compose_events,
+)
 from apps.answers.turn.recorder import MemoryRecorder
 from apps.corpus.search.legs import SearchFilters
 from apps.corpus.text import detect_language
@@ -100,7 +105,7 @@ class AnsweredQuestion:
     support_source: str = ""
     refusal_reason: str = ""
     features: RetrievalFeatures | None = None  # what the retrieval quality was computed from
-    answerability: tuple[tuple[str, float], ...] = ()  # the composer's, by name
+    answerability: tuple[tuple[str, float], ...] = ()  # the badge's signals, by name
 
 
 def answer_one(
@@ -167,7 +172,7 @@ def _answered(outcome: ComposeOutcome, chunks: Sequence[RetrievedChunk]) -> Answ
         support_source=outcome.support_source,
         refusal_reason=outcome.refusal_reason,
         features=retrieval_features(chunks),
-        answerability=outcome.support_signals,
+        answerability=tuple(badge_signals(outcome).items()),
     )
 
 

@@ -14,6 +14,7 @@ from apps.answers.streaming.citations import (
     escape_markers,
     extract_citations,
     sentences_without_citation,
+    uncited_share,
 )
 from apps.answers.streaming.coalesce import Coalescer
 
@@ -28,4 +29,5 @@ __all__ = [
     "escape_markers",
     "extract_citations",
     "sentences_without_citation",
+    "uncited_share",
 ]

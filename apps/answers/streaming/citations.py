@@ -308,6 +308,12 @@ def _is_sentence(span: str) -> bool:
     return any(ch.isalnum() for ch in stripped) and not stripped.startswith("#")
 
 
+def uncited_share(*, text: str, marks: Sequence[CitationMark]) -> float:
+    """The share of the sentences of ``text`` that no mark falls in (0 for no sentence)."""
+    spans = _sentence_spans(text)
+    return sentences_without_citation(text=text, marks=marks) / len(spans) if spans else 0.0
+
+
 def sentences_without_citation(*, text: str, marks: Sequence[CitationMark]) -> int:
     """Count sentences of ``text`` (cleaned) that no mark falls in."""
     spans = _sentence_spans(text)

@@ -9,6 +9,7 @@ from typing import Any
 
 from apps.answers.composing.attribution import answer_attribute
 from apps.answers.composing.confidence import (
+    UNSUPPORTED_SHARE,
     confidence_blend,
     refusal_confidence,
     retrieval_features,
@@ -25,7 +26,13 @@ from apps.answers.composing.types import (
 from apps.answers.events import Envelope, EventType
 from apps.answers.models import CitationKind
 from apps.answers.retrieval.types import ContextChunk, RetrievedChunk
-from apps.answers.streaming import CitationExtractor, CitationMark, Coalescer, TextPiece
+from apps.answers.streaming import (
+    CitationExtractor,
+    CitationMark,
+    Coalescer,
+    TextPiece,
+    uncited_share,
+)
 from apps.answers.turn.recorder import EventRecorder
 from apps.answers.turn.services import CitationRecord
 
@@ -52,8 +59,16 @@ def answer_confidence(*, outcome: ComposeOutcome, chunks: Sequence[RetrievedChun
     """The blended confidence of an answer: the composer's support and the retrieval's quality;
     a refusal's stays in the red band, whichever composer refused and why."""
     support = outcome.support if outcome.support is not None else 0.0
-    value = confidence_blend(support=support, retrieval=retrieval_quality(chunks))
+    value = confidence_blend(
+        support=support, retrieval=retrieval_quality(chunks), signals=badge_signals(outcome)
+    )
     return refusal_confidence(value) if outcome.refused else value
+
+
+def badge_signals(outcome: ComposeOutcome) -> dict[str, float]:
+    """The composer's signals, and the share of the answer's sentences without a citation."""
+    uncited = uncited_share(text=outcome.text, marks=outcome.marks)
+    return {**dict(outcome.support_signals), UNSUPPORTED_SHARE: uncited}
 
 
 def confidence_inputs(
@@ -66,7 +81,7 @@ def confidence_inputs(
     return {
         "support": outcome.support,
         "support_source": outcome.support_source,
-        "signals": dict(outcome.support_signals),
+        "signals": badge_signals(outcome),
         "cosine": features.cosine if features else None,
         "agreed": features.agreed if features else False,
     }
