@@ -205,12 +205,13 @@ class ExtractiveComposer:
         signals = answerability_signals(
             query=request.query, context=request.context, evidence=evidence
         )
-        chain = await self._chain(request, evidence, signals)
+        chain = await self._chain(request, evidence)
         if chain is not None:  # multi-hop: one cited sentence per hop (chain.py)
             for piece in chain.pieces:
                 yield TextDelta(piece)
-            source = CHAIN_SUPPORT_SOURCE if chain.complete else SUPPORT_SOURCE
-            yield SupportSignal(value=chain.value, source=source, signals=signals.as_pairs())
+            yield SupportSignal(
+                value=chain.value, source=CHAIN_SUPPORT_SOURCE, signals=signals.as_pairs()
+            )
             return
         reason = self.refusal_reason(request.query, evidence, signals)
         if reason:
@@ -223,24 +224,16 @@ class ExtractiveComposer:
         if reason:
             yield Refusal(reason=reason)
 
-    async def _chain(
-        self, request: ComposeRequest, evidence: Evidence, signals: AnswerabilitySignals
-    ) -> Chain | None:
+    async def _chain(self, request: ComposeRequest, evidence: Evidence) -> Chain | None:
         if not request.bridges:
             return None
-        chain = await chain_compose(
+        return await chain_compose(
             bridges=request.bridges,
             evidence=evidence,
             evidence_of=lambda query: self.evidence(query=query, context=request.context),
             context=request.context,
-            language=request.language,
             max_chars=self._max_chars,
         )
-        # An incomplete chain is said only where the question itself is answered; otherwise
-        # the plain refusal stands.
-        if chain and not chain.complete and self.refusal_reason(request.query, evidence, signals):
-            return None
-        return chain
 
     def refusal_reason(
         self, query: str, evidence: Evidence, signals: AnswerabilitySignals
