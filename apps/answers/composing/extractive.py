@@ -69,10 +69,10 @@ from apps.answers.composing.chain import Chain, chain_compose
 from apps.answers.composing.comparison import side_cells
 from apps.answers.composing.layout import (
     closest_titles,
-    comparison_sides,
     procedure_pieces,
     procedure_steps,
     refusal_pieces,
+    side_undescribed,
     table_pieces,
 )
 from apps.answers.composing.sentences import (
@@ -85,6 +85,7 @@ from apps.answers.composing.sentences import (
     sentence_candidates,
 )
 from apps.answers.composing.shaping import on_topic, shaped_pieces, with_whole_lists
+from apps.answers.composing.sides import comparison_sides
 from apps.answers.composing.terms import content_terms, term_weights, weighted_overlap
 from apps.answers.composing.types import (
     ComposeRequest,
@@ -307,8 +308,12 @@ class ExtractiveComposer:
         if request.intent == Intent.COMPARISON:
             sides = comparison_sides(request.query)
             cells = side_cells(sides, evidence.scored) if sides else []
-            if sides and any(cells):
+            if sides and all(cells):
                 return table_pieces(sides, cells, request.language)
+            if sides and any(cells):  # one side only: a table would be half empty
+                prose = self._shaped(request, evidence.chosen, evidence.scored)
+                missing = sides[cells.index([])]
+                return [*prose, "\n\n", side_undescribed(missing, request.language)]
         return self._shaped(request, evidence.chosen, evidence.scored)
 
     def _shaped(
