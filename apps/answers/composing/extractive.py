@@ -75,6 +75,7 @@ from apps.answers.composing.layout import (
     side_undescribed,
     table_pieces,
 )
+from apps.answers.composing.parts import missing_parts_text, unanswered_parts
 from apps.answers.composing.sentences import (
     Evidence,
     Scored,
@@ -314,7 +315,11 @@ class ExtractiveComposer:
                 prose = self._shaped(request, evidence.chosen, evidence.scored)
                 missing = sides[cells.index([])]
                 return [*prose, "\n\n", side_undescribed(missing, request.language)]
-        return self._shaped(request, evidence.chosen, evidence.scored)
+        pieces = self._shaped(request, evidence.chosen, evidence.scored)
+        unanswered = unanswered_parts(request.query, evidence.chosen)  # "... and the maximum?"
+        if unanswered:
+            return [*pieces, "\n\n", missing_parts_text(unanswered, request.language)]
+        return pieces
 
     def _shaped(
         self, request: ComposeRequest, chosen: Sequence[Scored], scored: Sequence[Scored]

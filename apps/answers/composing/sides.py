@@ -18,6 +18,7 @@ question:
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from apps.answers.composing.terms import content_terms, word_set
 from apps.corpus.text import ZWNJ, normalise_text
@@ -67,7 +68,7 @@ def _sides(a: str, b: str) -> tuple[str, str] | None:
     first = _trim(_CLAUSE_BREAK.split(a)[-1]).split()
     raw_second = _CLAUSE_BREAK.split(b)[0]
     second = _trim(_without_context(raw_second, a)).split()
-    if not first or not second or _clause(first) or _clause(second):
+    if not first or not second or holds_clause(first) or holds_clause(second):
         return None
     determined = raw_second.split()[0].casefold() in _DETERMINERS
     first, second = _shared_words(first, second, determined=determined)
@@ -97,7 +98,8 @@ def _without_context(side: str, other: str) -> str:
     return side[: context.start()]
 
 
-def _clause(tokens: list[str]) -> bool:
+def holds_clause(tokens: Sequence[str]) -> bool:
+    """A question word or a verb among the tokens: a clause, not the name of a thing."""
     return any(
         t.casefold() in _CLAUSE_WORDS or t.startswith(("می" + ZWNJ, "نمی" + ZWNJ)) for t in tokens
     )
