@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from apps.answers.composing.layout import clip
 from apps.answers.composing.structure import never_answers
 from tests.answers.compose import ask, composer, run, text_of, window
 
@@ -65,3 +66,14 @@ def test_navigation_text_never_answers(line: str) -> None:
 )
 def test_sentences_that_mention_chapters_or_quote_a_question_still_answer(sentence: str) -> None:
     assert not never_answers(sentence)
+
+
+def test_a_long_sentence_is_never_clipped_inside_a_parenthesis() -> None:
+    sentence = (
+        "Sudo now runs commands with the core limit set to zero by default (this protects "
+        "set-user-ID programs such as sudo) and more text follows here."
+    )
+
+    clipped = clip(sentence, 100)
+
+    assert clipped == "Sudo now runs commands with the core limit set to zero by default…"

@@ -38,10 +38,29 @@ def cite(text: str, alias: str) -> str:
 
 
 def clip(text: str, limit: int) -> str:
+    """At most `limit` characters, cut at a word and never inside brackets or quotes: an
+    opened "(" left without its ")" reads as a mangled sentence, so the cut goes before it."""
     if len(text) <= limit:
         return text
     cut = text[:limit].rsplit(" ", 1)[0]
+    opener = _unclosed(cut)
+    if opener > limit // 2:
+        cut = cut[:opener].rstrip(" ,;:")
     return f"{cut}…"
+
+
+_CLOSING = {"(": ")", "[": "]", "“": "”", "«": "»"}
+
+
+def _unclosed(text: str) -> int:
+    """Where the outermost bracket or quote still open at the end of the text opens; -1."""
+    stack: list[tuple[str, int]] = []
+    for i, char in enumerate(text):
+        if char in _CLOSING:
+            stack.append((char, i))
+        elif stack and char == _CLOSING[stack[-1][0]]:
+            stack.pop()
+    return stack[0][1] if stack else -1
 
 
 def procedure_steps(scored: Sequence[Scored], *, language: str = "") -> list[Scored]:
