@@ -66,7 +66,7 @@ from apps.answers.composing.answerability import (
     answerability_signals,
 )
 from apps.answers.composing.chain import Chain, chain_compose
-from apps.answers.composing.comparison import side_cells
+from apps.answers.composing.comparison import side_cells, undescribed_side
 from apps.answers.composing.layout import (
     closest_titles,
     procedure_pieces,
@@ -313,8 +313,10 @@ class ExtractiveComposer:
                 return table_pieces(sides, cells, request.language)
             if sides and any(cells):  # one side only: a table would be half empty
                 prose = self._shaped(request, evidence.chosen, evidence.scored)
-                missing = sides[cells.index([])]
-                return [*prose, "\n\n", side_undescribed(missing, request.language)]
+                missing = undescribed_side(sides, cells, evidence.chosen)
+                if missing:
+                    return [*prose, "\n\n", side_undescribed(missing, request.language)]
+                return prose
         pieces = self._shaped(request, evidence.chosen, evidence.scored)
         unanswered = unanswered_parts(request.query, evidence.chosen)  # "... and the maximum?"
         if unanswered:
