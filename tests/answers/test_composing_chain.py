@@ -1,4 +1,4 @@
-"""Multi-hop answers: a cited sentence per hop, or which hop is missing."""
+"""Multi-hop answers: a cited sentence per hop, or without the last hop a plain answer."""
 
 from __future__ import annotations
 
@@ -46,15 +46,43 @@ async def test_the_answer_cites_the_first_hop_then_states_the_last() -> None:
     assert [e.source for e in events if isinstance(e, SupportSignal)] == ["chain-evidence"]
 
 
-async def test_a_missing_last_hop_is_named_instead_of_answered() -> None:
-    events = await run(composer(min_evidence=0.05), ask(TOWNSHIP, LAKE))
+async def test_without_the_last_hop_the_question_is_answered_as_any_other() -> None:
+    composer_ = composer(min_evidence=0.05)
+    with_bridge = await run(composer_, ask(TOWNSHIP, LAKE))
+    plain = await run(composer_, ask(TOWNSHIP, LAKE, bridges=()))
 
-    text = text_of(events)
-    assert "Mountrail County [c1]" in text or "Mountrail County, North Dakota" in text
-    assert "do not say what the question asks about it (Mountrail County seat located)" in text
-    assert "Lake Sakakawea" not in text
-    signals = [e for e in events if isinstance(e, SupportSignal)]
+    assert text_of(with_bridge) == text_of(plain)
+    assert "do not say what the question asks" not in text_of(with_bridge)
+    signals = [e for e in with_bridge if isinstance(e, SupportSignal)]
     assert [s.source for s in signals] == ["evidence-coverage"]  # held to the threshold
+
+
+# A single-hop question on a manual the offline bridge finder still reads a "bridge" from: a
+# capitalised name in the best passage that no other passage answers about.
+MANUAL = (
+    "Offline upgrades",
+    "Chapter 2: Using APT on both machines. Set APT_CONFIG to the disc's apt.conf before you "
+    "run apt-get update. The update then writes the package lists to the disc.",
+)
+SIZES = ("Disc sizes", "A full upgrade usually needs a disc of several hundred megabytes.")
+
+
+async def test_a_single_hop_question_taken_for_a_chain_reads_as_a_normal_answer() -> None:
+    question = "Which variable points apt-get at the disc's apt.conf?"
+    bridge = Bridge(entity="APT_CONFIG", query="APT_CONFIG variable points", chunk_id=1)
+    request = ComposeRequest(
+        query=question,
+        intent=Intent.FACTUAL_QUESTION,
+        language=Language.EN,
+        context=window(MANUAL, SIZES),
+        bridges=(bridge,),
+    )
+
+    text = text_of(await run(composer(min_evidence=0.05), request))
+
+    assert "APT_CONFIG" in text
+    assert "The documents name" not in text
+    assert "(APT_CONFIG variable points)" not in text
 
 
 async def test_without_bridges_the_question_is_answered_as_before() -> None:

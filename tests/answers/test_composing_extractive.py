@@ -13,7 +13,7 @@ from apps.answers.composing import (
     SupportSignal,
     TextDelta,
 )
-from apps.answers.composing.layout import comparison_sides
+from apps.answers.composing.sides import comparison_sides
 from apps.answers.composing.terms import content_terms
 from tests.answers.compose import EXPENSES, LEAVE, ask, cited, composer, run, text_of, window
 from tests.conftest import CountingEmbedder
@@ -332,3 +332,57 @@ async def test_the_bundled_model_answers_when_the_top_chunk_holds_the_figure() -
     assert not any(isinstance(e, Refusal) for e in answer)
     assert isinstance(other[-1], Refusal)
     assert other[-1].reason.startswith("evidence ")
+
+
+@pytest.mark.parametrize(
+    ("query", "sides"),
+    [
+        # Words written once for both sides are given to both; "in apt" is context.
+        (
+            "dists-style vs flat repositories in apt?",
+            ("dists-style repositories", "flat repositories"),
+        ),
+        (
+            "/lib/units vs /etc/units unit files?",
+            ("/lib/units unit files", "/etc/units unit files"),
+        ),
+        ("git pull with merge vs with rebase?", ("git pull with merge", "git pull with rebase")),
+        ("anonymous set vs named set in nftables?", ("anonymous set", "named set")),
+        # A side ends at its clause.
+        ("I18N vs L10N, what's the difference?", ("I18N", "L10N")),
+        (
+            "TCPKeepAlive vs ServerAliveInterval - why prefer one?",
+            ("TCPKeepAlive", "ServerAliveInterval"),
+        ),
+        (
+            "sudoers_audit or sudoers_policy: which one gets the arguments?",
+            ("sudoers_audit", "sudoers_policy"),
+        ),
+        (
+            "copytruncate vs the normal move-and-create rotation?",
+            ("copytruncate", "normal move-and-create rotation"),
+        ),
+        ("How does the 2023 policy differ from the 2024 policy?", ("2023 policy", "2024 policy")),
+        ("files in /etc vs files in /lib", ("files in /etc", "files in /lib")),
+        ("مقایسه مخزن dists با مخزن flat", ("مخزن dists", "مخزن flat")),
+        ("مرخصی استحقاقی یا مرخصی استعلاجی؟", ("مرخصی استحقاقی", "مرخصی استعلاجی")),
+        # A side with a verb or a question word in it: not parsed cleanly, so prose.
+        ("If I restrict both fields, does the job need both to match or just one?", None),
+        ("how far does ipairs iterate compared to walking all keys?", None),
+        ("How big can a string be in Lua or in C?", None),
+    ],
+)
+def test_comparison_sides_are_noun_phrases(query: str, sides: tuple[str, str] | None) -> None:
+    assert comparison_sides(query) == sides
+
+
+async def test_an_unparseable_comparison_is_answered_in_prose() -> None:
+    query = "If I take annual leave, does sick leave count against it or just reduce it?"
+
+    events = await run(
+        composer(min_evidence=0.0), ask(query, window(LEAVE, SICK), intent="comparison")
+    )
+
+    text = text_of(events)
+    assert "|" not in text
+    assert "[c" in text

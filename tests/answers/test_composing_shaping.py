@@ -230,8 +230,29 @@ async def test_a_side_without_evidence_says_so() -> None:
         ask("Compare the WebSocket and the REST API", context, intent="comparison"),
     )
 
-    rows = text_of(events).splitlines()
-    assert any(r.startswith("| **REST API** | The documents do not say.") for r in rows)
+    # Not a half-empty table: the side that has evidence in prose, then which side has none.
+    text = text_of(events)
+    assert "|" not in text
+    assert "The chat page uses a WebSocket at /ws/chat/ [c1]." in text
+    assert text.endswith("The documents do not describe REST API.")
+
+
+async def test_a_side_named_only_beside_the_other_is_not_called_undescribed() -> None:
+    both = (
+        "Repositories",
+        "Mirrors serve two kinds of repositories: dists-style repositories keep files in a "
+        "tree, flat repositories keep them in one directory. Flat repositories are legacy.",
+        "",
+    )
+
+    events = await run(
+        composer(min_evidence=0.0),
+        ask("dists-style vs flat repositories?", window(both), intent="comparison"),
+    )
+
+    text = text_of(events)
+    assert "dists-style repositories keep files in a tree" in text
+    assert "do not describe" not in text
 
 
 def test_an_acronym_matches_its_spelled_out_form() -> None:

@@ -159,3 +159,40 @@ def test_last_sentence_start_honours_abbreviations_by_default() -> None:
 def test_greeting_kind(text: str, kind: str | None) -> None:
     assert greeting_kind(text) == kind
     assert is_greeting(text) is (kind is not None)
+
+
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        (
+            "Partition it with parted(8) (see Section 9.6.2, “Disk partition configuration”) "
+            "into one partition. Then format it.",
+            [
+                "Partition it with parted(8) (see Section 9.6.2, “Disk partition configuration”) "
+                "into one partition.",
+                "Then format it.",
+            ],
+        ),
+        (
+            "The suite is a codename (e.g. stable or stretch). Flat ones have none.",
+            ["The suite is a codename (e.g. stable or stretch).", "Flat ones have none."],
+        ),
+        (
+            'It searched with. A follow-up ("who stars in it?") was rewritten. Done.',
+            ["It searched with.", 'A follow-up ("who stars in it?") was rewritten.', "Done."],
+        ),
+        (
+            "Use a tool (for instance fdisk. Or parted.) first. Then write.",
+            ["Use a tool (for instance fdisk. Or parted.) first.", "Then write."],
+        ),
+        (
+            "Since 1.8.26 it is off, cf. the notes, i.e. by default. Then",
+            ["Since 1.8.26 it is off, cf. the notes, i.e. by default.", "Then"],
+        ),
+        ("9.6.2. Disk partition configuration", ["9.6.2. Disk partition configuration"]),
+        ("(See Section 9.8 for more.) Then go.", ["(See Section 9.8 for more.)", "Then go."]),
+        ("An open (bracket. Never closed.", ["An open (bracket.", "Never closed."]),
+    ],
+)
+def test_split_never_cuts_inside_brackets_quotes_or_labels(text: str, sentences: list[str]) -> None:
+    assert split_sentences(text) == sentences

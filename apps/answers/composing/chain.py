@@ -6,8 +6,11 @@ answer states the first hop (the sentence that names the bridge, cited to its pa
 then the last hop (the best sentence for the bridge's own query from another passage, cited
 to that one): the last hop holds the answer, which the question's own words rarely reach.
 
-When the first hop is found but no passage answers the bridge's query, the answer says which
-hop is missing instead of passing off the first hop's sentence as the answer.
+When no passage answers the bridge's query, there is no chain: the composer answers the
+question as it answers any other, held to the refusal threshold. The offline bridges are read
+from capitalised words, so on real documents most questions that take this path are single-hop
+("Table of Contents 3", "APT_CONFIG", a sentence-initial "Once"): a lone first-hop sentence and
+a note about a bridge the question never asked about would contradict the answer it follows.
 """
 
 from __future__ import annotations
@@ -21,11 +24,6 @@ from apps.answers.retrieval.types import Bridge, ContextWindow
 
 EvidenceOf = Callable[[str], Awaitable[Evidence]]
 
-MISSING_HOP_TEXT = {
-    "en": "The documents name {entity} but do not say what the question asks about it ({query}).",
-    "fa": "اسناد از {entity} نام می‌برند اما آنچه پرسش درباره‌ی آن می‌خواهد ({query}) را نمی‌گویند.",
-}
-
 
 @dataclass(frozen=True)
 class Chain:
@@ -36,7 +34,6 @@ class Chain:
     # three search words rarely reach ("Mountrail County seat" against "The Mountrail County
     # Courthouse in Stanley ...").
     value: float
-    complete: bool  # the last hop was found
 
 
 async def chain_compose(
@@ -45,13 +42,11 @@ async def chain_compose(
     evidence: Evidence,
     evidence_of: EvidenceOf,
     context: ContextWindow,
-    language: str,
     max_chars: int,
 ) -> Chain | None:
-    """The first bridge whose hops are both found, else the first whose first hop is found
-    (incomplete), else None (the composer answers as for any question)."""
+    """The first bridge whose hops are both found, else None (the composer answers as for any
+    question)."""
     aliases = {c.alias: c.chunk.chunk_id for c in context.chunks}
-    partial: Chain | None = None
     for bridge in bridges:
         first = _first_hop(bridge, evidence.scored, aliases)
         if first is None:
@@ -60,12 +55,8 @@ async def chain_compose(
         last = _last_hop(bridge, hop, aliases, first)
         if last is not None:
             pieces = (_cited(first, max_chars), " ", _cited(last, max_chars))
-            return Chain(pieces, max(evidence.value, hop.value), True)
-        if partial is None:
-            missing = MISSING_HOP_TEXT.get(language, MISSING_HOP_TEXT["en"])
-            note = missing.format(entity=bridge.entity, query=bridge.query)
-            partial = Chain((_cited(first, max_chars), "\n\n", note), evidence.value, False)
-    return partial
+            return Chain(pieces, max(evidence.value, hop.value))
+    return None
 
 
 def _first_hop(bridge: Bridge, scored: Sequence[Scored], aliases: dict[str, int]) -> Scored | None:

@@ -7,7 +7,8 @@ does not share), the one found in the fewest candidate sentences and headings ("
 name it; a sentence that names both sides in its text goes to the one its headings name,
 or to neither ("the WebSocket or SSE connection" describes neither), and one in a section
 about the other side goes nowhere. Sentences whose text and section agree come first. A side without
-evidence keeps an empty cell, which the table writes as "the documents do not say".
+evidence keeps an empty cell; the answer is then prose, which says the side is not described
+only when no sentence it shows names that side.
 """
 
 from __future__ import annotations
@@ -39,6 +40,19 @@ def side_cells(
         if len(cell) < per_side and not listed and not redundant(s, cell):
             cell.append(s)
     return [sorted(cell, key=lambda s: (s.sentence.rank, s.sentence.position)) for cell in cells]
+
+
+def undescribed_side(
+    sides: tuple[str, str], cells: Sequence[Sequence[Scored]], shown: Sequence[Scored]
+) -> str | None:
+    """The side with an empty cell that no shown sentence names either, or None: a sentence
+    that names both sides goes to neither cell, yet it does describe both."""
+    scored = [s for cell in cells for s in cell] + list(shown)
+    for index, cell in enumerate(cells):
+        name = _SideName(sides[index], sides[1 - index], scored)
+        if not cell and not any(name.named_in(s.sentence.text, s.sentence.terms) for s in shown):
+            return sides[index]
+    return None
 
 
 def _side_of(s: Scored, names: Sequence[_SideName]) -> tuple[int | None, bool]:

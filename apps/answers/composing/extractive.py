@@ -66,15 +66,16 @@ from apps.answers.composing.answerability import (
     answerability_signals,
 )
 from apps.answers.composing.chain import Chain, chain_compose
-from apps.answers.composing.comparison import side_cells
+from apps.answers.composing.comparison import side_cells, undescribed_side
 from apps.answers.composing.layout import (
     closest_titles,
-    comparison_sides,
     procedure_pieces,
     procedure_steps,
     refusal_pieces,
+    side_undescribed,
     table_pieces,
 )
+from apps.answers.composing.parts import missing_parts_text, unanswered_parts
 from apps.answers.composing.sentences import (
     Evidence,
     Scored,
@@ -85,6 +86,7 @@ from apps.answers.composing.sentences import (
     sentence_candidates,
 )
 from apps.answers.composing.shaping import on_topic, shaped_pieces, with_whole_lists
+from apps.answers.composing.sides import comparison_sides
 from apps.answers.composing.terms import content_terms, term_weights, weighted_overlap
 from apps.answers.composing.types import (
     ComposeRequest,
@@ -205,12 +207,13 @@ class ExtractiveComposer:
         signals = answerability_signals(
             query=request.query, context=request.context, evidence=evidence
         )
-        chain = await self._chain(request, evidence, signals)
+        chain = await self._chain(request, evidence)
         if chain is not None:  # multi-hop: one cited sentence per hop (chain.py)
             for piece in chain.pieces:
                 yield TextDelta(piece)
-            source = CHAIN_SUPPORT_SOURCE if chain.complete else SUPPORT_SOURCE
-            yield SupportSignal(value=chain.value, source=source, signals=signals.as_pairs())
+            yield SupportSignal(
+                value=chain.value, source=CHAIN_SUPPORT_SOURCE, signals=signals.as_pairs()
+            )
             return
         reason = self.refusal_reason(request.query, evidence, signals)
         if reason:
@@ -223,24 +226,16 @@ class ExtractiveComposer:
         if reason:
             yield Refusal(reason=reason)
 
-    async def _chain(
-        self, request: ComposeRequest, evidence: Evidence, signals: AnswerabilitySignals
-    ) -> Chain | None:
+    async def _chain(self, request: ComposeRequest, evidence: Evidence) -> Chain | None:
         if not request.bridges:
             return None
-        chain = await chain_compose(
+        return await chain_compose(
             bridges=request.bridges,
             evidence=evidence,
             evidence_of=lambda query: self.evidence(query=query, context=request.context),
             context=request.context,
-            language=request.language,
             max_chars=self._max_chars,
         )
-        # An incomplete chain is said only where the question itself is answered; otherwise
-        # the plain refusal stands.
-        if chain and not chain.complete and self.refusal_reason(request.query, evidence, signals):
-            return None
-        return chain
 
     def refusal_reason(
         self, query: str, evidence: Evidence, signals: AnswerabilitySignals
@@ -314,9 +309,19 @@ class ExtractiveComposer:
         if request.intent == Intent.COMPARISON:
             sides = comparison_sides(request.query)
             cells = side_cells(sides, evidence.scored) if sides else []
-            if sides and any(cells):
+            if sides and all(cells):
                 return table_pieces(sides, cells, request.language)
-        return self._shaped(request, evidence.chosen, evidence.scored)
+            if sides and any(cells):  # one side only: a table would be half empty
+                prose = self._shaped(request, evidence.chosen, evidence.scored)
+                missing = undescribed_side(sides, cells, evidence.chosen)
+                if missing:
+                    return [*prose, "\n\n", side_undescribed(missing, request.language)]
+                return prose
+        pieces = self._shaped(request, evidence.chosen, evidence.scored)
+        unanswered = unanswered_parts(request.query, evidence.chosen)  # "... and the maximum?"
+        if unanswered:
+            return [*pieces, "\n\n", missing_parts_text(unanswered, request.language)]
+        return pieces
 
     def _shaped(
         self, request: ComposeRequest, chosen: Sequence[Scored], scored: Sequence[Scored]

@@ -8,9 +8,7 @@ from collections.abc import Sequence
 
 from apps.answers.composing.sentences import Scored
 from apps.answers.composing.structure import STEP
-from apps.answers.composing.terms import content_terms, word_set
 from apps.answers.retrieval.types import ContextWindow
-from apps.corpus.text import normalise_text
 
 MAX_STEPS = 8
 
@@ -24,6 +22,11 @@ REFUSAL_TEXT = {
 }
 TABLE_HEADER = {"en": "What the documents say", "fa": "آنچه اسناد می‌گویند"}
 SIDE_MISSING = {"en": "The documents do not say.", "fa": "اسناد در این باره چیزی نمی‌گویند."}
+# A comparison with evidence for one side only is answered in prose, and says which side.
+SIDE_UNDESCRIBED = {
+    "en": "The documents do not describe {side}.",
+    "fa": "اسناد درباره‌ی {side} چیزی نمی‌گویند.",
+}
 
 
 def cite(text: str, alias: str) -> str:
@@ -35,10 +38,29 @@ def cite(text: str, alias: str) -> str:
 
 
 def clip(text: str, limit: int) -> str:
+    """At most `limit` characters, cut at a word and never inside brackets or quotes: an
+    opened "(" left without its ")" reads as a mangled sentence, so the cut goes before it."""
     if len(text) <= limit:
         return text
     cut = text[:limit].rsplit(" ", 1)[0]
+    opener = _unclosed(cut)
+    if opener > limit // 2:
+        cut = cut[:opener].rstrip(" ,;:")
     return f"{cut}…"
+
+
+_CLOSING = {"(": ")", "[": "]", "“": "”", "«": "»"}
+
+
+def _unclosed(text: str) -> int:
+    """Where the outermost bracket or quote still open at the end of the text opens; -1."""
+    stack: list[tuple[str, int]] = []
+    for i, char in enumerate(text):
+        if char in _CLOSING:
+            stack.append((char, i))
+        elif stack and char == _CLOSING[stack[-1][0]]:
+            stack.pop()
+    return stack[0][1] if stack else -1
 
 
 def procedure_steps(scored: Sequence[Scored], *, language: str = "") -> list[Scored]:
@@ -75,48 +97,6 @@ def procedure_pieces(steps: Sequence[Scored], intro: Scored | None) -> list[str]
     return pieces
 
 
-_SIDE_PATTERNS = (
-    re.compile(
-        r"(?:difference|differences|compare|comparing|comparison)\s+(?:between\s+|of\s+)?"
-        r"(?P<a>.+?)\s+(?:and|with|to|vs\.?|versus)\s+(?P<b>.+)",
-        re.IGNORECASE,
-    ),
-    re.compile(r"(?P<a>.+?)\s+(?:vs\.?|versus)\s+(?P<b>.+)", re.IGNORECASE),
-    re.compile(r"(?:تفاوت|فرق|مقایسه)(?:\s+(?:بین|میان))?\s+(?P<a>.+?)\s+(?:و|با)\s+(?P<b>.+)"),
-    re.compile(r"(?P<a>.+?)\s+(?:or|یا)\s+(?P<b>.+)", re.IGNORECASE),
-)
-_SIDE_EDGE_WORDS = word_set(
-    """what which is are the a an should i we you use choose pick between better do does
-    how to of best چیست چیه است هست کدام بهتر کدوم بین"""
-)
-
-
-def comparison_sides(query: str) -> tuple[str, str] | None:
-    """The two compared things: "X vs Y", "difference between X and Y", "X or Y", "تفاوت X و Y"."""
-    text = normalise_text(query).strip(" ?؟.!")
-    for pattern in _SIDE_PATTERNS:
-        match = pattern.search(text)
-        if match:
-            a, b = _trim_side(match.group("a")), _trim_side(match.group("b"))
-            if (
-                a
-                and b
-                and content_terms(a) - content_terms(b)
-                and content_terms(b) - content_terms(a)
-            ):
-                return a, b
-    return None
-
-
-def _trim_side(side: str) -> str:
-    tokens = side.strip(" ?؟.!,،").split()
-    while tokens and tokens[0].lower() in _SIDE_EDGE_WORDS:
-        tokens.pop(0)
-    while tokens and tokens[-1].lower() in _SIDE_EDGE_WORDS:
-        tokens.pop()
-    return " ".join(tokens)
-
-
 def table_pieces(
     sides: tuple[str, str], cells: Sequence[Sequence[Scored]], language: str
 ) -> list[str]:
@@ -127,6 +107,10 @@ def table_pieces(
         row = f"| **{_cell(side)}** | {_cell(body)} |"
         pieces.append(row if number == len(sides) - 1 else f"{row}\n")
     return pieces
+
+
+def side_undescribed(side: str, language: str) -> str:
+    return SIDE_UNDESCRIBED.get(language, SIDE_UNDESCRIBED["en"]).format(side=side)
 
 
 def _cell(text: str) -> str:

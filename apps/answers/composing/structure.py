@@ -102,7 +102,21 @@ def clean_markup(text: str) -> str:
     return _STRAY_PIPE.sub(", ", _INLINE_MARKUP.sub("", text)).strip(" ,")
 
 
-_QUOTED_QUESTION = re.compile(r"[?؟]\s*[\"'”’»)]")
+# Ending in a quoted question: one quoted mid-sentence ('A follow-up ("who stars in it?") was
+# rewritten ...') is an example inside a statement, which answers like any other.
+_QUOTED_QUESTION = re.compile(r"[?؟]\s*[\"'”’»)]+[.:]?$")
+# A table of contents, or a bare chapter heading ("Chapter 2: Using APT on both machines"): a
+# PDF's or HTML page's navigation text read as a sentence, which names topics and says nothing.
+_CONTENTS = re.compile(
+    r"\btable\s+of\s+contents\b|فهرست\s+(?:مطالب|مندرجات)|(?:\.\s?){4,}\d+$", re.I
+)
+_CHAPTER = re.compile(
+    r"^(?:chapter|part|appendix|section|فصل|بخش|پیوست)\s+(?:\d+(?:\.\d+)*|[IVXLC]+|[A-Z])[.:]?\s",
+    re.IGNORECASE,
+)
+_SECTION_NUMBER = re.compile(r"^\d+(?:\.\d+)+\.?\s")
+_VERB_STOP = re.compile(r"[.!?؟]$")
+HEADING_WORDS = 10  # a numbered label with more words than this reads as a sentence
 _SELF_REFERENCE = re.compile(
     r"^(?:see|read)\s|^(?:this|the following|the next)\s+(?:page|section|guide|chapter|part)\b"
     r"|^(?:این|در\s+این)\s+(?:بخش|صفحه|راهنما|فصل)|^(?:ببینید|نگاه\s+کنید)",
@@ -115,9 +129,20 @@ _POINTER = re.compile(r"^[^.:]{1,80}:\s*(?:\S*\d\S*-\S+|\S+\.(?:md|html?|pdf|doc
 
 
 def never_answers(sentence: str) -> bool:
-    """A question (asked or quoted), a pointer to another page, or a bare heading."""
+    """A question (asked or quoted), a pointer to another page, a table of contents or a bare
+    heading."""
     if sentence.endswith(("?", "؟")) or _QUOTED_QUESTION.search(sentence):
         return True
     if _SELF_REFERENCE.search(sentence) or _POINTER.match(sentence):
         return True
-    return sentence.startswith("#")
+    return sentence.startswith("#") or _CONTENTS.search(sentence) is not None or _heading(sentence)
+
+
+def _heading(sentence: str) -> bool:
+    """ "Chapter 4. The Interface", "9.6.2. Disk partition configuration": a numbered label and
+    a short title with no stop of its own."""
+    numbered = _CHAPTER.match(sentence) or _SECTION_NUMBER.match(sentence)
+    if not numbered:
+        return False
+    title = sentence[numbered.end() :]
+    return len(title.split()) <= HEADING_WORDS and not _VERB_STOP.search(title)
