@@ -32,6 +32,19 @@ ROWS = (
         low=0.0,
         high=30.0,
     ),
+    Float(
+        "RAG_CLARIFY_MATCH_SHARE",
+        0.6,
+        "An unsure router's question is answered from this term share.",
+        low=0.0,
+        high=1.0,
+    ),
+    Int(
+        "RAG_VAGUE_QUERY_MAX_WORDS",
+        2,
+        "A query this short that asks nothing is clarified.",
+        minimum=0,
+    ),
     Choice("RAG_COMPOSER", ("auto", "extractive", "openai"), "Who writes answers."),
     Float(
         "RAG_MIN_EVIDENCE",

@@ -84,6 +84,34 @@ def test_a_new_question_after_another_topic_is_not_polluted() -> None:
     assert rewrite_offline(question="Who is Jacqueline Fontyn?", history=history) is None
 
 
+# Complete questions with a subject of their own, each holding a word a follow-up could use
+# to point back ("it", "that", "این") or opening like a fragment ("in ...", "برای ...").
+STANDALONE_WITH_POINTERS = [
+    "How long does the backup tool keep a snapshot before it deletes the oldest one?",
+    "how do I check a firewall rules file for errors without loading it",
+    "what does it mean when the package manager says packages have been kept back",
+    "in which file is the ssh port set?",
+    "کدام ابزار این امکان را می‌دهد که رمز عبور کاربران را هش کنیم؟",
+    "برای پشتیبان‌گیری کدام ابزار مناسب است؟",
+]
+
+
+@pytest.mark.parametrize("question", STANDALONE_WITH_POINTERS)
+def test_a_standalone_question_after_an_unrelated_one_is_not_rewritten(question: str) -> None:
+    for earlier in ("Who directed Never Cry Wolf?", "سامبا چه سرویسی است؟"):
+        assert rewrite_offline(question=question, history=_asked(earlier)) is None
+
+
+@pytest.mark.parametrize(
+    "question", ["and its default?", "و پیش‌فرض آن؟", "why?", "چرا؟", "in what year?"]
+)
+def test_a_dependent_question_is_still_rewritten(question: str) -> None:
+    rewrite = rewrite_offline(
+        question=question, history=_asked("Which port does the rsync daemon listen on?")
+    )
+    assert rewrite is not None and "rsync" in rewrite.carried
+
+
 def test_persian_follow_up_carries_the_persian_topic() -> None:
     history = _asked("بر چه اساسی رئال موفق ترین تیم در تاریخ فوتبال اروپا است؟")
     rewrite = rewrite_offline(question="آن چند بار قهرمان لیگ شده؟", history=history)

@@ -5,9 +5,11 @@ import pytest
 
 from apps.answers.routing.policy import (
     EMPTY_QUERY_REASON,
+    RoutingDecision,
     classify_safely,
     fallback_classification,
     routing_decide,
+    routing_settle,
 )
 from apps.answers.routing.types import (
     Classification,
@@ -16,6 +18,7 @@ from apps.answers.routing.types import (
     Intent,
     Strategy,
     Tier,
+    TurnAction,
 )
 from apps.corpus.text import Language
 
@@ -165,3 +168,68 @@ async def test_empty_query_is_the_fallback_without_calling_the_classifier(query)
     assert result.reasoning == EMPTY_QUERY_REASON
     assert result.confidence == 0.0
     assert fake.calls == 0
+
+
+def _settled(
+    query: str, confidence: float, intent: Intent, share: float | None = None
+) -> RoutingDecision:
+    return routing_settle(
+        decision=routing_decide(classification=_classified(confidence, intent=intent)),
+        query=query,
+        matched_share=share,
+        heading_share=share,
+        answer_match_share=0.6,
+        vague_max_words=2,
+    )
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "limit rsync bandwidth",
+        "crontab syntax for running something every two hours",
+        "Which permissions on the secrets file pass the strict modes check?",
+        "کدام فایل پیکربندی برای محدود کردن منابع کاربر استفاده می‌شود؟",
+        "show me the logs from the last boot",
+        "find files modified today",  # a how-to, though worded with "find"
+    ],
+)
+def test_a_question_routed_to_search_is_answered_above_its_list(query: str) -> None:
+    decision = _settled(query, 0.9, Intent.SEARCH)
+    assert decision.action == TurnAction.HYBRID and not decision.documents_only
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "find documents about rsync",
+        "search rsync bandwidth",
+        "list the pages on logrotate",
+        "Q3 financial report",
+        "اسناد مربوط به مرخصی",
+    ],
+)
+def test_a_request_for_documents_keeps_the_list_alone(query: str) -> None:
+    assert _settled(query, 0.9, Intent.SEARCH).documents_only
+
+
+def test_an_unsure_question_whose_terms_the_passages_hold_is_answered() -> None:
+    answered = _settled("default port of the rsync daemon", 0.3, Intent.FACTUAL_QUESTION, 0.75)
+    assert answered.action == TurnAction.HYBRID and answered.tier == Tier.T2
+    assert _settled("default port of the rsync daemon", 0.3, Intent.SEARCH, 0.5).action == (
+        TurnAction.CLARIFY
+    )
+    taken_for_chat = _settled("package that bans IPs", 0.3, Intent.CONVERSATIONAL, 1.0)
+    assert taken_for_chat.action == TurnAction.HYBRID
+    assert taken_for_chat.intent == Intent.FACTUAL_QUESTION
+
+
+@pytest.mark.parametrize("intent", list(Intent))
+def test_a_vague_word_is_clarified_whatever_the_router_said(intent: Intent) -> None:
+    assert _settled("settings", 0.95, intent, 1.0).action == TurnAction.CLARIFY
+    assert _settled("تنظیمات", 0.95, intent, 1.0).action == TurnAction.CLARIFY
+
+
+@pytest.mark.parametrize("query", ["thanks", "hello", "never mind", "and for windows?", "why?"])
+def test_chit_chat_and_follow_ups_are_not_vague(query: str) -> None:
+    assert _settled(query, 0.95, Intent.CONVERSATIONAL, 0.0).action != TurnAction.CLARIFY

@@ -140,7 +140,10 @@ def test_middling_confidence_bumps_the_tier_and_answers_with_a_document_list(
 def test_search_intent_returns_ranked_documents_with_highlights(embedder: CountingEmbedder) -> None:
     handbook_load(embedder)
     search = FixedClassifier(result=classification(Intent.SEARCH))
-    _, events = _run(providers_fake(embedder, classifier=search), "travel expenses refunded")
+    # A request for documents: the list alone (a question worded as a search is answered too).
+    _, events = _run(
+        providers_fake(embedder, classifier=search), "find documents about travel expenses"
+    )
 
     assert _types(events) == ["classification", "search_results", "finished"]
     results = events[1]["data"]["results"]

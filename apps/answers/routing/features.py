@@ -189,6 +189,37 @@ def hand_features(normalized: str) -> tuple[float, ...]:
     )
 
 
+def asks_something(normalized: str) -> bool:
+    """A question mark, a question word first, or a how-to or fact-question cue."""
+    tokens = word_tokens(normalized)
+    if "?" in normalized or (tokens and tokens[0] in _WH_WORDS):
+        return True
+    return any(cue.search(normalized) for cue in (_HOW_TO, _FACT_QUESTION))
+
+
+def names_documents(normalized: str) -> bool:
+    """A document noun other than "file", which is as often what a technical question is
+    about ("which file ...", "where's logrotate's state file?")."""
+    nouns = (m.group(0) for m in _DOCUMENT_NOUN.finditer(normalized))
+    return any(_FILE_NOUN.fullmatch(noun) is None for noun in nouns)
+
+
+def wants_documents(normalized: str) -> bool:
+    """Documents named and asked for: "pull up the security policy", "Q3 financial report"
+    (a search cue, or no question at all), not "which manual page documents rsync?"."""
+    if not names_documents(normalized):
+        return False
+    return _SEARCH_VERB.search(normalized) is not None or not asks_something(normalized)
+
+
+_FILE_NOUN = re.compile(r"files?|فایل")
+
+
+def is_social(normalized: str) -> bool:
+    """A greeting, thanks or chit-chat, or words to the assistant itself."""
+    return any(cue.search(normalized) for cue in (_SOCIAL, _ADDRESSES_ASSISTANT))
+
+
 _FOLLOW_UP_START = re.compile(
     r"^(?:and|also|or|but|then|so|ok and|what about|how about|same for|what if|no,? i meant?"
     r"|i meant?|the (?:first|second|third|last|other) one|that one|for|on|in"

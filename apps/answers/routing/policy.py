@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from apps.answers.routing.query_shape import is_document_request, is_vague_query
 from apps.answers.routing.types import (
     STRATEGY_FOR_TIER,
     TIER_ORDER,
@@ -32,6 +33,14 @@ class RoutingDecision:
     strategy: Strategy
     action: TurnAction  # answer, hybrid or clarify
     bumped: bool
+    # A search the query words as a request for documents: the ranked list alone.
+    documents_only: bool = False
+    # The route's intent when it is not the router's: a question taken for chat is answered.
+    intent_override: Intent | None = None
+
+    @property
+    def intent(self) -> Intent:
+        return self.intent_override or self.classification.intent
 
 
 def fallback_classification(*, query: str, reason: str) -> Classification:
@@ -71,6 +80,63 @@ def routing_decide(
         )
         return _decision(classification, bumped_tier, TurnAction.HYBRID, bumped=bumped_tier != tier)
     return _decision(classification, tier, TurnAction.ANSWER, bumped=False)
+
+
+def routing_settle(
+    *,
+    decision: RoutingDecision,
+    query: str,
+    matched_share: float | None,
+    heading_share: float | None = None,
+    answer_match_share: float,
+    vague_max_words: int,
+) -> RoutingDecision:
+    """The router's decision checked against the query's wording and, when they were
+    measured, `matched_share` and `heading_share`: the share of the query's content terms the
+    first pass's best passages hold, and their headings and titles alone.
+
+    A vague query ("settings") is asked what it means, and so is one the router took for chat
+    when all its words name sections of the documents ("yes", "never mind" do not). A question the router was
+    unsure of but whose terms the passages hold is answered, with the documents beside it
+    (the bump band's hybrid). A search intent keeps its list, and is answered above it unless
+    it plainly asks for documents: a question is never answered by a bare list.
+    """
+    intent = decision.classification.intent
+    if is_vague_query(query, max_words=vague_max_words):
+        if intent != Intent.CONVERSATIONAL or (heading_share or 0.0) >= 1.0:
+            return replace(decision, action=TurnAction.CLARIFY, bumped=False)
+        return decision
+    if decision.action == TurnAction.CLARIFY:
+        if matched_share is None or matched_share < answer_match_share:
+            return decision
+        decision = _bumped(decision)
+        if intent == Intent.CONVERSATIONAL:
+            return replace(decision, intent_override=Intent.FACTUAL_QUESTION)
+    if intent != Intent.SEARCH:
+        return decision
+    if is_document_request(query):
+        return replace(decision, documents_only=True)
+    return replace(decision, action=TurnAction.HYBRID)
+
+
+def needs_match_share(*, decision: RoutingDecision, query: str, vague_max_words: int) -> bool:
+    """Whether `routing_settle` reads the first pass: for an unsure router's question, and
+    for a vague query the router took for chat (is it something the documents mention?)."""
+    if decision.action == TurnAction.CLARIFY:
+        return True
+    conversational = decision.classification.intent == Intent.CONVERSATIONAL
+    return conversational and is_vague_query(query, max_words=vague_max_words)
+
+
+def _bumped(decision: RoutingDecision) -> RoutingDecision:
+    tier = TIER_ORDER[min(TIER_ORDER.index(decision.tier) + 1, len(TIER_ORDER) - 1)]
+    return replace(
+        decision,
+        tier=tier,
+        strategy=STRATEGY_FOR_TIER[tier],
+        action=TurnAction.HYBRID,
+        bumped=tier != decision.tier,
+    )
 
 
 def _cap(tier: Tier, max_tier: Tier) -> Tier:

@@ -57,7 +57,7 @@ async def answer_events(
         # A follow-up is answered as its standalone rewrite: "who stars in it?" alone would
         # pick sentences about anyone starring in anything.
         query=result.rewrite.query if result.rewrite else state.question,
-        intent=c.intent,
+        intent=decision.intent,
         language=c.language,
         context=context,
         history=state.history,

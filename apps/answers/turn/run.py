@@ -21,10 +21,15 @@ from apps.answers.models import Turn
 from apps.answers.providers.registry import Providers
 from apps.answers.providers.usage import usage_meter_close, usage_meter_open
 from apps.answers.retrieval.types import ContextWindow, RetrievalResult
-from apps.answers.routing.policy import RoutingDecision, routing_decide
+from apps.answers.routing.policy import (
+    RoutingDecision,
+    needs_match_share,
+    routing_decide,
+    routing_settle,
+)
 from apps.answers.routing.types import HistoryMessage, Intent, TurnAction
 from apps.answers.turn.answer import answer_events
-from apps.answers.turn.clarify import clarification_data
+from apps.answers.turn.clarify import clarification_data, terms_matched_share
 from apps.answers.turn.compose_stream import ComposeOutcome, compose_events
 from apps.answers.turn.outcomes import TurnClassified, TurnFinished
 from apps.answers.turn.recorder import TurnEndedElsewhere, TurnRecorder
@@ -85,6 +90,7 @@ async def _turn(
         bump_threshold=providers.bump_threshold,
         clarify_threshold=providers.clarify_threshold,
     )
+    decision = await _settled(state, decision, speculation)
     yield await _classified(state, decision, speculation)
     async for envelope in _route(state, decision, speculation, providers):
         yield envelope
@@ -95,6 +101,29 @@ def _turn_with_history(turn_id: int) -> tuple[Turn, tuple[HistoryMessage, ...]]:
     if turn.index == FIRST_TURN_INDEX:  # a new conversation: nothing before it
         return turn, ()
     return turn, conversation_history(conversation_id=turn.conversation_id, before_index=turn.index)
+
+
+async def _settled(
+    state: TurnState, decision: RoutingDecision, speculation: Speculation
+) -> RoutingDecision:
+    """The decision checked against the query's wording and, where that decides, against
+    what the first pass found (only then is it waited for)."""
+    vague_max_words = settings.RAG_VAGUE_QUERY_MAX_WORDS
+    share = heading_share = None
+    if needs_match_share(decision=decision, query=state.question, vague_max_words=vague_max_words):
+        found = await _first_pass_or_nothing(speculation)
+        query = found.rewrite.query if found and found.rewrite else state.question
+        chunks = found.chunks if found else ()
+        share = terms_matched_share(query=query, found=chunks)
+        heading_share = terms_matched_share(query=query, found=chunks, headings_only=True)
+    return routing_settle(
+        decision=decision,
+        query=state.question,
+        matched_share=share,
+        heading_share=heading_share,
+        answer_match_share=settings.RAG_CLARIFY_MATCH_SHARE,
+        vague_max_words=vague_max_words,
+    )
 
 
 async def _classified(
@@ -124,13 +153,13 @@ async def _classified(
 async def _route(
     state: TurnState, decision: RoutingDecision, speculation: Speculation, providers: Providers
 ) -> AsyncIterator[Envelope]:
-    intent = speculation.classification.intent
+    intent = decision.intent
     if decision.action == TurnAction.CLARIFY:
         route = _clarify(state, speculation)
     elif intent == Intent.CONVERSATIONAL:
         speculation.drop()
         route = _chat(state, speculation, providers)
-    elif intent == Intent.SEARCH:
+    elif intent == Intent.SEARCH and decision.documents_only:
         route = _search(state, speculation)
     else:
         route = answer_events(state, decision, speculation, providers)
