@@ -18,7 +18,6 @@ be, each piece fenced again.
 from __future__ import annotations
 
 import hashlib
-import re
 import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -28,6 +27,7 @@ from apps.corpus.parsing.types import BLOCK_SEPARATOR, CODE, HEAD_ROW, ITEM, ROW
 from apps.corpus.text import (
     detect_language,
     estimate_tokens,
+    fenced,
     normalise_text,
     sentence_spans,
     words,
@@ -122,16 +122,6 @@ def _code_text(text: str) -> str:
     collapses spaces, which would flatten a configuration's nesting)."""
     lines = unicodedata.normalize("NFC", text).split("\n")
     return "\n".join(line.rstrip() for line in lines).strip("\n")
-
-
-_FENCE_RUN = re.compile(r"`{3,}")
-
-
-def fenced(code: str) -> str:
-    """A fenced Markdown block, its fence longer than any run of backticks inside."""
-    longest = max((len(run) for run in _FENCE_RUN.findall(code)), default=2)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}\n{code}\n{fence}"
 
 
 def _code_sentence(code: str, start: int) -> _Sentence:
