@@ -9,8 +9,7 @@ from apps.answers.composing.structure import CODE, PROSE, ROW, chunk_lines
 from apps.corpus.ingestion.chunking import chunk_blocks
 from apps.corpus.parsing.markdown import parse_markdown
 from apps.corpus.parsing.text import parse_text
-from tests.answers.compose import ask, cited, composer, run, text_of
-from tests.answers.test_composing_shaping import window
+from tests.answers.compose import ask, cited, composer, run, text_of, window
 
 NGINX = """upstream app {
     server 127.0.0.1:8001;
@@ -53,12 +52,11 @@ The archive is written next to the directory.
 """
 
 
-def chunk_window(source: bytes, *, markdown: bool = True) -> list[tuple[str, str, str]]:
+def chunk_window(source: bytes, *, markdown: bool = True) -> list[tuple[str, str]]:
+    """The document's chunks, as the chunker writes them, titled by their headings."""
     parsed = parse_markdown(source) if markdown else parse_text(source)
     title = parsed.title or "Archives"
-    return [
-        (d.heading or title, d.text, "en") for d in chunk_blocks(title=title, blocks=parsed.blocks)
-    ]
+    return [(d.heading or title, d.text) for d in chunk_blocks(title=title, blocks=parsed.blocks)]
 
 
 def test_a_fenced_block_is_one_code_line_with_its_intro() -> None:
