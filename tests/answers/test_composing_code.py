@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from apps.answers.composing.structure import CODE, PROSE, ROW, chunk_lines
+from apps.answers.composing.structure import PROSE, ROW, chunk_lines
 from apps.corpus.ingestion.chunking import chunk_blocks
 from apps.corpus.parsing.markdown import parse_markdown
 from apps.corpus.parsing.text import parse_text
 from tests.answers.compose import ask, cited, composer, run, text_of, window
+
+CODE = "code"  # structure.CODE, spelled out so that these tests also run (and fail) before it
 
 NGINX = """upstream app {
     server 127.0.0.1:8001;

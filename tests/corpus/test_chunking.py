@@ -5,10 +5,11 @@ from __future__ import annotations
 import hashlib
 
 from apps.corpus.ingestion.chunking import CHUNKER_VERSION, chunk_blocks
-from apps.corpus.parsing import Block
+from apps.corpus.parsing import Block, parse_document
 from apps.corpus.parsing.html import parse_html
 from apps.corpus.parsing.markdown import parse_markdown
 from apps.corpus.parsing.text import parse_text
+from tests.corpus import files
 
 GUIDE = b"""# Guide
 
@@ -181,3 +182,19 @@ def test_prose_without_code_chunks_exactly_as_before() -> None:
     assert hashlib.sha256("".join(d.content_hash for d in drafts).encode()).hexdigest() == (
         PROSE_DIGEST
     )
+
+
+def test_pdf_lines_typed_at_a_prompt_become_a_code_block() -> None:
+    data = files.lines_pdf(
+        [
+            "The archive tools of the system are used like this for a whole directory tree:",
+            "$ tar -cvJf archive.tar.xz ./source",
+            "$ tar -xvJf archive.tar.xz",
+            "Alternatively, by the following.",
+        ]
+    )
+
+    blocks = parse_document(filename="tools.pdf", data=data).blocks
+
+    assert [b.kind for b in blocks] == ["text", "code", "text"]
+    assert blocks[1].text == "$ tar -cvJf archive.tar.xz ./source\n$ tar -xvJf archive.tar.xz"

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 from .types import CODE, TEXT, Block
 
 HEADING_SEPARATOR = " > "
+# A line typed at a shell prompt ("$ tar ...", "# apt-get ...", "% make"): a command, as is.
+PROMPT = re.compile(r"^\s*[$#%]\s+\S")
 
 
 def code_lines(text: str) -> str:

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import re
 
-from .blocks import BlockCollector
+from .blocks import PROMPT, BlockCollector
 from .decode import decode_text
 from .types import Extracted
 
 BLANK_LINE = re.compile(r"\n[ \t\f\v]*\n")
-# A shell prompt ("$ tar ...", "# apt-get ...", "% make"): what follows is typed as is.
-_PROMPT = re.compile(r"^\s*[$#%]\s+\S")
+_PROMPT = PROMPT
 # How a line of configuration or code ends or starts: a brace, a statement's ";", a comment.
 _CODE_END = re.compile(r"(?:[{};\\]|\*/)\s*$|^\s*[{}]")
 _CODE_START = re.compile(r"^\s*(?://|/\*|#\S|\*/)")
