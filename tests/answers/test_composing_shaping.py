@@ -69,10 +69,25 @@ async def test_a_list_in_the_source_stays_a_list_each_item_cited() -> None:
     assert not any("PDF files" in line and "Word" in line for line in lines)
 
 
-async def test_table_rows_become_items_never_pipes() -> None:
+async def test_table_rows_are_quoted_under_their_header() -> None:
     context = window(("Ingesting > Document statuses", STATUSES, ""))
 
     events = await run(composer(), ask("What does the failed status mean?", context))
+
+    text = text_of(events)
+    assert "| Status | Meaning |\n|---|---|\n" in text
+    assert (
+        "| failed | Ingestion stopped; the document shows a message that says why. [c1] |" in text
+    )
+
+
+async def test_a_row_below_its_header_s_chunk_stays_an_item() -> None:
+    rows = STATUSES.split("|---|---|\n")[1]  # a chunk that starts inside the table
+    context = window(("Ingesting > Document statuses", rows, ""))
+
+    events = await run(
+        composer(min_evidence=0.05), ask("What does the failed status mean?", context)
+    )
 
     text = text_of(events)
     assert "|" not in text

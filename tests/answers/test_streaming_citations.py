@@ -212,6 +212,9 @@ def test_validate_partitions_by_allowed_alias() -> None:
         ("- one [c1]\n- two\n- three [c2]", 1),
         ("## Heading\n\nBody text [c1].", 0),
         ("| a | b |\n|---|---|\n| x [c1] | y |", 1),
+        # A quoted code block is cited once, by its intro; its lines are not claims.
+        ("An example [c1]:\n\n```\nserver {\n  listen 80;\n}\n```", 0),
+        ("```\n$ tar -cvJf a.tar.xz ./source\n```\n[c1]", 0),
         ("", 0),
         ("پاریس بزرگ است [c1]. رم قدیمی است؟ برلین سرد است [c2]!", 1),
     ],

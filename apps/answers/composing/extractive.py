@@ -42,8 +42,9 @@ none of the chosen ones states a number the composer refuses (answer_type.py).
 
 Sentence candidates and choosing live in sentences.py (the source's lists, steps and table
 rows are read back by structure.py), terms in terms.py, the written forms in layout.py
-(steps, table, refusal), shaping.py (paragraphs per source, whole lists) and comparison.py
-(which sentence is about which side).
+(steps, table, refusal), shaping.py (paragraphs per source, whole lists, rows under their
+header), code.py (code blocks quoted whole) and comparison.py (which sentence is about which
+side).
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ from apps.answers.composing.answerability import (
     answerability_signals,
 )
 from apps.answers.composing.chain import Chain, chain_compose
+from apps.answers.composing.code import asks_for_code, code_pieces
 from apps.answers.composing.comparison import side_cells, undescribed_side
 from apps.answers.composing.layout import (
     closest_titles,
@@ -298,6 +300,10 @@ class ExtractiveComposer:
         if request.hybrid:
             summary = pick(evidence.scored, max_sentences=2, max_chars=self._max_chars)
             return self._shaped(request, summary, evidence.scored)
+        if asks_for_code(request.query):  # the command or configuration itself (code.py)
+            quoted = code_pieces(evidence.scored)
+            if quoted:
+                return quoted
         if request.intent == Intent.PROCEDURAL:
             steps = procedure_steps(evidence.scored, language=request.language)
             if steps:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from apps.answers.composing.structure import PROSE, STEP, Line, chunk_lines, never_answers
+from apps.answers.composing.structure import CODE, PROSE, STEP, Line, chunk_lines, never_answers
 from apps.answers.composing.terms import content_terms, word_set
 from apps.answers.retrieval.types import ContextWindow
 from apps.answers.streaming import escape_markers
@@ -28,13 +28,14 @@ class Sentence:
     position: int  # the sentence's position in its chunk
     terms: frozenset[str]
     step: bool  # reads like a step of a procedure
-    kind: str = PROSE  # the source line it came from: PROSE, ITEM, STEP or ROW (structure.py)
+    kind: str = PROSE  # the source line it came from: PROSE, ITEM, STEP, ROW or CODE (structure.py)
     line: int = 0  # that line's position in its chunk
     intro: bool = False  # announces the list or table that follows it
     extent: str = ""  # what is matched and embedded: the text, with what it announces or heads
     heading_terms: frozenset[str] = frozenset()  # of its chunk's title and heading path
     section: str = ""  # that title and heading path as written
     language: str = ""  # its chunk's
+    quoted: str = ""  # its line's own form, quoted as is: code's lines, a row under its header
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,8 @@ def sentence_candidates(context: ContextWindow, *, max_chunks: int = 6) -> list[
         for number, line in enumerate(chunk_lines(chunk.text)):
             for text, step in _line_sentences(line):
                 shortest = 1 if line.kind != PROSE else (2 if step else 3)
-                if never_answers(text) or len(words(text)) < shortest:
+                code = line.kind == CODE  # a "# comment" or a "?" pattern is code, not a question
+                if (never_answers(text) and not code) or len(words(text)) < shortest:
                     continue
                 intro = line.intro and text.endswith(":")
                 extent = text
@@ -95,7 +97,7 @@ def sentence_candidates(context: ContextWindow, *, max_chunks: int = 6) -> list[
                         text, chunk.alias, rank, position, content_terms(extent), step,
                         kind=line.kind, line=number, intro=intro, extent=extent.strip(),
                         heading_terms=heading_terms, section=section,
-                        language=source.language,
+                        language=source.language, quoted=escape_markers(line.quoted),
                     )
                 )  # fmt: skip
                 position += 1
@@ -103,7 +105,10 @@ def sentence_candidates(context: ContextWindow, *, max_chunks: int = 6) -> list[
 
 
 def _line_sentences(line: Line) -> list[tuple[str, bool]]:
-    """A list item, step or row is one unit, kept whole; prose is cut into sentences."""
+    """A list item, step, row or code block is one unit, kept whole; prose is cut into
+    sentences."""
+    if line.kind == CODE:  # as written: no sentence cut, no pointer dropped, lines kept
+        return [(escape_markers(line.text), False)]
     if line.kind != PROSE:
         # Kept whole, without a closing pointer ("... --wait. See 07-ingesting-documents.").
         kept = [p for p in split_sentences(line.text) if not never_answers(p)] or [line.text]

@@ -10,15 +10,21 @@
   the others"; numbered steps stay numbered.
 - Prose sentences of one source in a row become one paragraph; a new source, or a list,
   starts a new block.
+- A code block is quoted whole, fenced, with the sentence that introduces it (code.py); the
+  one brings the other along as a list's intro brings the list.
+- A table row is quoted under its table's header row: a Markdown table of the header, the
+  rule and the rows of that table that were chosen, each cited in its last cell.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from apps.answers.composing.code import cite_intro, code_after, intro_of
 from apps.answers.composing.layout import cite, clip
 from apps.answers.composing.sentences import Scored, Sentence
-from apps.answers.composing.structure import ITEM, PROSE, ROW, STEP
+from apps.answers.composing.structure import CODE, ITEM, PROSE, ROW, STEP
+from apps.corpus.text import fenced
 
 MAX_LIST_ITEMS = 10
 LISTED = frozenset({ITEM, ROW})
@@ -72,8 +78,9 @@ def with_whole_lists(
 
 
 def _pulls_list(sentence: Sentence) -> bool:
-    # A table row says all it has to say (a key and its value); an item is part of a whole.
-    return sentence.intro or sentence.kind in (ITEM, STEP)
+    # A table row says all it has to say (a key and its value); an item is part of a whole;
+    # a code block goes with the sentence that introduces it.
+    return sentence.intro or sentence.kind in (ITEM, STEP, CODE)
 
 
 def _key(s: Scored) -> tuple[int, int, int]:
@@ -81,7 +88,12 @@ def _key(s: Scored) -> tuple[int, int, int]:
 
 
 def _list_of(anchor: Scored, scored: Sequence[Scored]) -> list[Scored]:
-    """The run of consecutive list lines of the anchor's chunk that holds (or follows) it."""
+    """The run of consecutive list lines of the anchor's chunk that holds (or follows) it;
+    for a code block, its introduction; for the introduction of one, the block."""
+    if anchor.sentence.kind == CODE:
+        return [intro] if (intro := intro_of(anchor, scored)) else []
+    if anchor.sentence.intro and (code := code_after(anchor, scored)):
+        return [code]
     kinds = frozenset({STEP}) if anchor.sentence.kind == STEP else LISTED
     by_line = {
         s.sentence.line: s
@@ -110,8 +122,12 @@ def shaped_pieces(units: Sequence[Scored], *, max_chars: int) -> list[str]:
     pieces: list[str] = []
     previous: Scored | None = None
     number = 0
-    for s in units:
+    for index, s in enumerate(units):
         kind = s.sentence.kind
+        if kind == CODE or _headed_row(s) or _introduces_code(s, units[index + 1 : index + 2]):
+            pieces.append(_quoted(s, previous, first=previous is None))
+            previous = s
+            continue
         text = cite(clip(s.sentence.text, max_chars), s.sentence.alias)
         same_block = previous is not None and _same_block(previous, s)
         number = number + 1 if kind == STEP and same_block else 1
@@ -125,9 +141,47 @@ def shaped_pieces(units: Sequence[Scored], *, max_chars: int) -> list[str]:
     return pieces
 
 
+def _introduces_code(s: Scored, following: Sequence[Scored]) -> bool:
+    return bool(s.sentence.intro and code_after(s, following))
+
+
+def _headed_row(s: Scored) -> bool:
+    # A row of a chunk that starts below its table's header stays an item "first cell: rest".
+    return s.sentence.kind == ROW and "\n" in s.sentence.quoted
+
+
+def _quoted(s: Scored, previous: Scored | None, *, first: bool) -> str:
+    """A code block, its intro or a table row, in the source's own form."""
+    lead = "" if first else "\n\n"
+    alias = s.sentence.alias
+    if s.sentence.kind == CODE:
+        introduced = previous is not None and intro_of(s, [previous]) is previous
+        block = fenced(s.sentence.quoted or s.sentence.text)
+        return f"{lead}{block}" if introduced else f"{lead}{block}\n[{alias}]"
+    if s.sentence.kind == PROSE:  # the intro of the block that follows
+        lead = "" if first else (" " if previous and _same_block(previous, s) else "\n\n")
+        return f"{lead}{cite_intro(s.sentence.text, alias)}"
+    return _row(s, previous, lead=lead)
+
+
+def _row(s: Scored, previous: Scored | None, *, lead: str) -> str:
+    """A row under its header; a further row of the same table only adds its own line."""
+    *header, row = s.sentence.quoted.split("\n")
+    cited = f"{row[:-1].rstrip()} [{s.sentence.alias}] |"
+    same_table = (
+        previous is not None
+        and previous.sentence.kind == ROW
+        and previous.sentence.rank == s.sentence.rank
+        and previous.sentence.quoted.split("\n")[:-1] == header
+    )
+    if same_table:
+        return f"\n{cited}"
+    return lead + "\n".join([*header, cited])
+
+
 def _same_block(previous: Scored, current: Scored) -> bool:
     a, b = previous.sentence, current.sentence
-    if a.rank != b.rank:
+    if a.rank != b.rank or CODE in (a.kind, b.kind):
         return False
     if a.kind == PROSE and b.kind == PROSE:
         return True

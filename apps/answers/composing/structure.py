@@ -1,9 +1,12 @@
-"""The lines of a chunk as the source wrote them: prose, bulleted items, numbered steps, table rows.
+"""The lines of a chunk as the source wrote them: prose, bulleted items, numbered steps, table
+rows, code blocks.
 
 Chunking writes a list item as "- item", a numbered step as "2. step" and a table row as
 "| a | b |" (the header row followed by a "|---|" rule), each on its own line. Reading those
 lines back lets the composer answer with a list where the source has one, and never paste a
-table row, pipes and all, into a sentence.
+table row, pipes and all, into a sentence. A fenced code block (chunking writes every code
+block fenced) is one CODE line holding all its lines, quoted whole and as written; a row
+keeps its table's header, so it can be quoted under it.
 
 Also here: the sentences that never answer a question, whatever it is (a quoted question,
 a heading, a pointer to another page), so the composer can leave them out.
@@ -14,7 +17,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-PROSE, ITEM, STEP, ROW = "prose", "item", "step", "row"
+from apps.corpus.text import split_sentences
+
+PROSE, ITEM, STEP, ROW, CODE = "prose", "item", "step", "row", "code"
 
 _RULE = re.compile(r"^\|?(?:\s*:?-{3,}:?\s*\|)+\s*:?-*:?\s*$")
 _ITEM_LEAD = re.compile(r"^[-*•·▪]\s+")
@@ -23,32 +28,51 @@ _INLINE_MARKUP = re.compile(r"\*\*|__|`")
 _CELL_END = re.compile(r"[.;:،؛]+$")
 _STRAY_PIPE = re.compile(r"\s*\|\s*")
 _ARABIC_SCRIPT = re.compile(r"[\u0600-\u06FF]")
+_FENCE = re.compile(r"^(`{3,}|~{3,})")
 
 
 @dataclass(frozen=True)
 class Line:
-    kind: str  # PROSE, ITEM, STEP or ROW
-    text: str  # without its lead; a row reads "first cell: the other cells"
+    kind: str  # PROSE, ITEM, STEP, ROW or CODE
+    text: str  # without its lead; a row reads "first cell: the other cells"; code as written
     intro: bool = False  # prose ending in ":" right before a list or table: it announces it
     # What the line is about beyond its own words: a row's column names ("Status, Meaning"),
     # the items an intro announces. Matched against the question, never shown.
     context: str = ""
+    # The source's own form, for quoting as is: a code block's lines; a row under its table's
+    # header ("| a | b |", "|---|---|", the row), or the bare row when the chunk has no header.
+    quoted: str = ""
 
 
 def chunk_lines(text: str) -> list[Line]:
     """The chunk's lines with their kinds; header rows and rules are left out."""
-    raw = [line.strip() for line in text.split("\n")]
+    written = text.split("\n")
+    raw = [line.strip() for line in written]
     found: list[Line] = []
     header = ""
+    header_row = ""
+    fence_end = -1  # the closing fence of the code block being read
     for index, line in enumerate(raw):
         following = raw[index + 1] if index + 1 < len(raw) else ""
+        if index <= fence_end:
+            continue  # inside a code block, read whole at its opening fence
+        if _FENCE.match(line):
+            fence_end = _fence_end(raw, index)
+            code = "\n".join(written[index + 1 : fence_end])
+            # What the block is about: the sentence that announces it, when one does.
+            intro = split_sentences(found[-1].text)[-1] if found and found[-1].intro else ""
+            found.append(Line(CODE, code, context=intro, quoted=code))
+            continue
         if not line or _RULE.match(line) or line.startswith("#"):
             continue  # a rule, or a heading: neither answers anything
         if line.startswith("|"):
             if _RULE.match(following):  # a header row names the columns, it says nothing
                 header = ", ".join(_cells(line))
+                header_row = _table_row(_cells(line))
             else:
-                found.append(Line(ROW, row_prose(line), context=header))
+                row = _table_row(_cells(line))
+                quoted = f"{header_row}\n{_table_rule(header_row)}\n{row}" if header_row else row
+                found.append(Line(ROW, row_prose(line), context=header, quoted=quoted))
         elif _ITEM_LEAD.match(line):
             found.append(Line(ITEM, clean_markup(_ITEM_LEAD.sub("", line))))
         elif _STEP_LEAD.match(line):
@@ -61,6 +85,24 @@ def chunk_lines(text: str) -> list[Line]:
             )
             found.append(Line(PROSE, clean_markup(line), intro=announces, context=listed))
     return found
+
+
+def _fence_end(raw: list[str], start: int) -> int:
+    """The line of the fence that closes the block opened at `start` (or the chunk's end)."""
+    fence = _FENCE.match(raw[start])
+    mark = fence.group(1) if fence else "```"
+    for index in range(start + 1, len(raw)):
+        if raw[index].startswith(mark) and not raw[index].strip(mark[0]):
+            return index
+    return len(raw)
+
+
+def _table_row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def _table_rule(row: str) -> str:
+    return "|" + "---|" * row.count(" | ") + "---|"
 
 
 def _listed(lines: list[str]) -> str:
@@ -78,7 +120,12 @@ def _lead_cut(line: str) -> str:
 
 
 def _is_structured(line: str) -> bool:
-    return bool(line.startswith("|") or _ITEM_LEAD.match(line) or _STEP_LEAD.match(line))
+    return bool(
+        line.startswith("|")
+        or _ITEM_LEAD.match(line)
+        or _STEP_LEAD.match(line)
+        or _FENCE.match(line)
+    )
 
 
 def row_prose(row: str) -> str:

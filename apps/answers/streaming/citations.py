@@ -299,7 +299,17 @@ def _sentence_spans(text: str) -> list[tuple[int, int]]:
     # Abbreviations are not looked up, so uncited-sentence counts stored with earlier
     # turns stay comparable.
     spans = sentence_spans(text, abbreviations=False, persian_marks=True)
-    return [(start, end) for start, end in spans if _is_sentence(text[start:end])]
+    code = [match.span() for match in _FENCED.finditer(text)]
+    return [
+        (start, end)
+        for start, end in spans
+        if _is_sentence(text[start:end]) and not any(a <= start < b for a, b in code)
+    ]
+
+
+# A fenced code block quoted from a source: its lines are the source's, cited once by the
+# sentence introducing it (or the marker after it), and are not claims of their own.
+_FENCED = re.compile(r"^(`{3,})[^\n`]*\n.*?^\1`*[ \t]*$", re.MULTILINE | re.DOTALL)
 
 
 def _is_sentence(span: str) -> bool:

@@ -82,6 +82,9 @@ def chat_strings() -> dict[str, str]:
         # The answer area: actions, feedback, the source preview and the support badge.
         "copied": _("Copied."),
         "copy_failed": _("Could not copy; select the text instead."),
+        # A code block's copy button, and what it says once the code is copied.
+        "copy_code": _("Copy code"),
+        "code_copied": _("Code copied."),
         "sources": _("Sources"),
         "page": _("p."),
         "thanks": _("Thanks for your feedback."),

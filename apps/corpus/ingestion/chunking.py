@@ -6,14 +6,19 @@ carry the last sentences of the previous chunk as overlap.
 
 Lists and tables stay readable in the chunk text: a bulleted item starts a line with
 "- ", a numbered step with "1. ", a table row is one "| a | b |" line (its header row
-followed by "|---|"), a code block is one "`code`" line, and a paragraph after them starts
-a line of its own. A chunk of
+followed by "|---|"), and a paragraph after them starts a line of its own. A chunk of
 plain paragraphs reads exactly as before (same text, same content hash, no re-embedding).
+
+A code block (a command, a configuration file) is one unit written as a fenced Markdown
+block, its lines and indentation as the source has them: it is never cut between chunks. A
+block longer than the budget is a chunk of its own, cut at line boundaries only when it must
+be, each piece fenced again.
 """
 
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
@@ -22,6 +27,7 @@ from apps.corpus.parsing.types import BLOCK_SEPARATOR, CODE, HEAD_ROW, ITEM, ROW
 from apps.corpus.text import (
     detect_language,
     estimate_tokens,
+    fenced,
     normalise_text,
     sentence_spans,
     words,
@@ -51,6 +57,7 @@ class _Sentence:
     end: int
     words: int
     line: str | None = None  # starts a new line with this lead ("- ", "2. ", "| "); None: inline
+    code: str | None = None  # a code block's lines, unfenced: cut at line boundaries only
 
 
 @dataclass(frozen=True)
@@ -77,7 +84,7 @@ def _sections(blocks: Sequence[Block]) -> Iterator[_Section]:
     key: tuple[str, int | None] | None = None
     previous, step = TEXT, 0
     for block in blocks:
-        text = normalise_text(block.text)
+        text = _code_text(block.text) if block.kind == CODE else normalise_text(block.text)
         if not text:
             continue
         block_key = (block.heading or "", block.page)
@@ -97,8 +104,8 @@ def _block_sentences(
     text: str, offset: int, kind: str, previous: str, step: int
 ) -> list[_Sentence]:
     """The block's sentences, the first one leading its line when the block is structured."""
-    if kind == CODE:  # a command or request: one line of its own, never merged into prose
-        return [_Sentence(f"`{text}`", offset, offset + len(text), len(words(text)), line="")]
+    if kind == CODE:  # a command or a configuration: one unit, never merged into prose
+        return [_code_sentence(text, offset)]
     if kind in (ROW, HEAD_ROW):
         rule = "\n|" + "---|" * (text.count(" | ") + 1) if kind == HEAD_ROW else ""
         row = f"{text} |{rule}"
@@ -108,6 +115,17 @@ def _block_sentences(
     if sentences and lead is not None:
         sentences[0] = replace(sentences[0], line=lead)
     return sentences
+
+
+def _code_text(text: str) -> str:
+    """Code as the source wrote it: Unicode composed, the indentation kept (normalise_text
+    collapses spaces, which would flatten a configuration's nesting)."""
+    lines = unicodedata.normalize("NFC", text).split("\n")
+    return "\n".join(line.rstrip() for line in lines).strip("\n")
+
+
+def _code_sentence(code: str, start: int) -> _Sentence:
+    return _Sentence(fenced(code), start, start + len(code), len(words(code)), line="", code=code)
 
 
 def _sentences(text: str, offset: int) -> Iterator[_Sentence]:
@@ -154,6 +172,9 @@ def _split_long(sentences: Sequence[_Sentence], max_words: int) -> Iterator[_Sen
         if sentence.words <= max_words:
             yield sentence
             continue
+        if sentence.code is not None:
+            yield from _split_code(sentence.code, sentence.start, max_words)
+            continue
         tokens = sentence.text.split(" ")
         cursor = sentence.start
         for i in range(0, len(tokens), max_words):
@@ -161,6 +182,24 @@ def _split_long(sentences: Sequence[_Sentence], max_words: int) -> Iterator[_Sen
             line = sentence.line if i == 0 else None
             yield _Sentence(piece, cursor, cursor + len(piece), len(words(piece)), line)
             cursor += len(piece) + 1
+
+
+def _split_code(code: str, start: int, max_words: int) -> Iterator[_Sentence]:
+    """A block over the budget, cut at line boundaries: as many whole lines as fit."""
+    piece: list[str] = []
+    size = 0
+    cursor = start
+    for line in code.split("\n"):
+        count = len(words(line))
+        if piece and size + count > max_words:
+            text = "\n".join(piece)
+            yield _code_sentence(text, cursor)
+            cursor += len(text) + 1
+            piece, size = [], 0
+        piece.append(line)
+        size += count
+    if piece:
+        yield _code_sentence("\n".join(piece), cursor)
 
 
 def _joined(group: Sequence[_Sentence]) -> str:

@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
-from .types import TEXT, Block
+import re
+import textwrap
+
+from .types import CODE, TEXT, Block
 
 HEADING_SEPARATOR = " > "
+# A line typed at a shell prompt ("$ tar ...", "# apt-get ...", "% make"): a command, as is.
+PROMPT = re.compile(r"^\s*[$#%]\s+\S")
+
+
+def code_lines(text: str) -> str:
+    """A code block's text with its lines and their indentation kept (commands and
+    configuration read wrong once their lines are joined): tabs expanded, trailing spaces
+    and the blank lines around it dropped, the indentation all its lines share removed."""
+    lines = [line.rstrip() for line in text.expandtabs(8).replace("\r\n", "\n").split("\n")]
+    return textwrap.dedent("\n".join(lines)).strip("\n")
 
 
 def collapse_whitespace(text: str) -> str:
@@ -39,6 +52,13 @@ class BlockCollector:
         if text:
             self._blocks.append(
                 Block(text=text, page=page, heading=self.current_heading, kind=kind)
+            )
+
+    def add_code(self, text: str, *, page: int | None = None) -> None:
+        text = code_lines(text)
+        if text.strip():
+            self._blocks.append(
+                Block(text=text, page=page, heading=self.current_heading, kind=CODE)
             )
 
     @property

@@ -2,7 +2,7 @@
 
 Block-level elements end the running text, so text sitting directly in a
 <div> still becomes a block; headings update the heading path; each table row
-is one block with its cells joined by " | ".
+is one block with its cells joined by " | "; a <pre> is one code block, its lines kept.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ BLOCK_TAGS = frozenset(
     {
         "address", "article", "aside", "blockquote", "body", "caption", "dd", "details",
         "dialog", "div", "dl", "dt", "fieldset", "figcaption", "figure", "form", "header",
-        "hr", "li", "main", "ol", "p", "pre", "section", "summary", "table", "tbody",
+        "hr", "li", "main", "ol", "p", "section", "summary", "table", "tbody",
         "tfoot", "thead", "ul",
     }
 )  # fmt: skip
@@ -53,6 +53,9 @@ class _Walker:
         elif tag == "tr":
             self.flush()
             self.collector.add(_row_text(node))
+        elif tag == "pre":  # a command or configuration: its lines are what it says
+            self.flush()
+            self.collector.add_code(node.text(deep=True))
         elif tag in BLOCK_TAGS:
             self.flush()
             self.walk(node)

@@ -1,7 +1,7 @@
 """Markdown via markdown-it-py's token stream (CommonMark plus tables).
 
 Headings (ATX and setext) build the heading path; paragraphs, list items,
-table rows and code become blocks with inline markup stripped. A block says what it
+table rows become blocks with inline markup stripped; a code block keeps its lines. A block says what it
 was (bulleted item, numbered step, table row), so the chunk keeps the list a list.
 """
 
@@ -16,7 +16,7 @@ from markdown_it.token import Token
 from .blocks import BlockCollector
 from .decode import decode_text
 from .html import html_fragment_text
-from .types import CODE, HEAD_ROW, ITEM, ROW, STEP, TEXT, Extracted
+from .types import HEAD_ROW, ITEM, ROW, STEP, TEXT, Extracted
 
 # YAML (---) front matter; TOML-style closers (...) are accepted as YAML allows.
 FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n.*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
@@ -60,7 +60,7 @@ def _collect(tokens: Sequence[Token], collector: BlockCollector) -> None:
         elif token.type == "tr_open":
             collector.add(_row_text(stream), kind=row_kind)
         elif token.type in ("fence", "code_block"):
-            collector.add(token.content, kind=CODE)
+            collector.add_code(token.content)
         elif token.type == "html_block":
             collector.add(html_fragment_text(token.content))
 

@@ -1,7 +1,9 @@
 """PDF via pypdf: one block per paragraph per page, pages numbered from 1.
 
 pypdf's plain extraction rarely emits blank lines between paragraphs, so a
-paragraph also ends after a short line that closes a sentence.
+paragraph also ends after a short line that closes a sentence. Lines typed at a shell
+prompt ("$ tar -cvJf ...") are taken out of their paragraph as a code block, lines kept:
+joined into the prose they would read as one run-on sentence.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import re
 
 from pypdf import PasswordType, PdfReader
 
-from .blocks import BlockCollector, collapse_whitespace
+from .blocks import PROMPT, BlockCollector, collapse_whitespace
 from .types import (
     CorruptDocument,
     DocumentError,
@@ -28,6 +30,7 @@ SENTENCE_END = (".", "!", "?", ":", "…", "؟")
 SHORT_LINE_SHARE = 0.6
 HYPHEN_BREAK = re.compile(r"(\w)([-\u00ad])\n(\w)")
 MAX_REASON_CHARS = 120
+_CONTINUED = ("\\", "|", "--", ">", "&&")
 
 
 def parse_pdf(data: bytes) -> Extracted:
@@ -46,8 +49,11 @@ def _extract(data: bytes) -> Extracted:
     _check_page_count(len(reader.pages))
     collector = BlockCollector()
     for number, page in enumerate(reader.pages, start=1):
-        for paragraph in split_page_text(page.extract_text() or ""):
-            collector.add(paragraph, page=number)
+        for paragraph, code in page_blocks(page.extract_text() or ""):
+            if code:
+                collector.add_code(paragraph, page=number)
+            else:
+                collector.add(paragraph, page=number)
     return Extracted(title=_title(reader), blocks=collector.blocks)
 
 
@@ -69,6 +75,22 @@ def _check_page_count(pages: int) -> None:
 
 def split_page_text(text: str) -> list[str]:
     """Paragraphs of one page's extracted text, hyphenated line breaks re-joined."""
+    joined = (_join_lines(group) for group in _line_groups(text))
+    return [paragraph for paragraph in joined if paragraph]
+
+
+def page_blocks(text: str) -> list[tuple[str, bool]]:
+    """`split_page_text`'s paragraphs as (text, is_code), each run of prompted lines apart."""
+    found: list[tuple[str, bool]] = []
+    for group in _line_groups(text):
+        for code, run in _prompt_runs(group):
+            paragraph = "\n".join(run) if code else _join_lines(run)
+            if paragraph:
+                found.append((paragraph, code))
+    return found
+
+
+def _line_groups(text: str) -> list[list[str]]:
     lines = [line.strip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
     longest = max((len(line) for line in lines), default=0)
     paragraphs: list[list[str]] = [[]]
@@ -77,8 +99,21 @@ def split_page_text(text: str) -> list[str]:
             paragraphs[-1].append(line)
         if not line or _ends_paragraph(line, longest):
             paragraphs.append([])
-    joined = (_join_lines(group) for group in paragraphs if group)
-    return [paragraph for paragraph in joined if paragraph]
+    return [group for group in paragraphs if group]
+
+
+def _prompt_runs(lines: list[str]) -> list[tuple[bool, list[str]]]:
+    """The lines in runs: (True, prompted lines) and (False, the others), in order."""
+    runs: list[tuple[bool, list[str]]] = []
+    for line in lines:
+        # A command broken over lines goes on where its line ends in "\\", "|", "--" or ">".
+        continued = bool(runs and runs[-1][0] and runs[-1][1][-1].endswith(_CONTINUED))
+        code = bool(PROMPT.match(line)) or continued
+        if runs and runs[-1][0] == code:
+            runs[-1][1].append(line)
+        else:
+            runs.append((code, [line]))
+    return runs
 
 
 def _ends_paragraph(line: str, longest: int) -> bool:

@@ -21,7 +21,8 @@ function status(turn, message) {
 function answerText(turn) {
   const copy = turn.querySelector(".answer-text").cloneNode(true);
   for (const chip of copy.querySelectorAll(".chip")) chip.textContent = `[${chip.textContent}]`;
-  for (const block of copy.querySelectorAll("p, li, h3, tr")) block.append("\n");
+  for (const control of copy.querySelectorAll(".code-copy, .code-status")) control.remove();
+  for (const block of copy.querySelectorAll("p, li, h3, tr, pre")) block.append("\n");
   const text = copy.textContent.replace(/\n{3,}/g, "\n\n").trim();
   const sources = [...turn.querySelectorAll(".sources > li")].map(
     (item) => `[${item.value}] ${item.textContent.replace(/\s+/g, " ").trim()}`,

@@ -1,5 +1,5 @@
-/* The answer's Markdown, written as it streams: paragraphs, lists, tables, headings, **bold**
- * and citation chips. Every piece of text is appended where the stream has got to; nothing
+/* The answer's Markdown, written as it streams: paragraphs, lists, tables, headings, **bold**,
+ * fenced code blocks and citation chips. Every piece of text is appended where the stream has got to; nothing
  * written is rendered again, so a long answer costs what its text costs, and a screen reader
  * is not handed the whole answer on every token.
  *
@@ -8,9 +8,13 @@
  * The few decisions only later text can make change nodes already written, once: the first
  * table row's cells become headers when the rule under them arrives, and a "**" never closed
  * on its line is unwrapped back into the text. Text only ever becomes text nodes.
+ *
+ * A line of three or more backticks opens a code block (code_block.js: <pre><code> and a copy
+ * button): every line up to a fence as long is its text, as written, with no markup read in it.
  */
 
 import { el } from "../ragplatform/helpers.js";
+import { codeBlock } from "./code_block.js";
 
 const SPACE = /\s/;
 const RULE_CHAR = /[\s|:-]/;
@@ -27,6 +31,7 @@ function lineKind(head, settle) {
   if (start < 0) return settle ? { kind: settle === "end" ? "blank" : PLAIN, rest: head } : null;
   const s = head.slice(start);
   if (s[0] === "|") return { kind: "table", rest: s.slice(1) };
+  if (s[0] === "`") return fence(s, settle);
   const marker = LIST[s[0]] ? ["ul", 1] : numbered(s) ?? heading(s);
   const plain = { kind: PLAIN, rest: head };
   if (marker === MORE) return settle ? plain : null;
@@ -34,6 +39,14 @@ function lineKind(head, settle) {
   const [kind, length] = marker;
   if (s.length === length) return settle ? plain : null;
   return SPACE.test(s[length]) ? { kind, rest: s.slice(length + 1) } : plain;
+}
+
+// "```": a code block opens; fewer backticks are text. Its fence is the line's backticks.
+function fence(s, settle) {
+  const ticks = /^`*/.exec(s)[0].length;
+  if (ticks < 3) return ticks === s.length && !settle ? null : { kind: PLAIN, rest: s };
+  if (ticks === s.length && !settle) return null; // the fence may grow
+  return { kind: "code", rest: "", fence: s.slice(0, ticks), info: s.slice(ticks), ended: settle === "end" };
 }
 
 function numbered(s) {
@@ -62,6 +75,7 @@ export class AnswerWriter {
     this.skipSpace = false; // after a list or heading marker
     this.star = false; // a "*" that may be half of "**"
     this.strong = null;
+    this.code = null; // the open code block: {fence, info, line, newlines}
   }
 
   /** Appends the next piece of the answer. */
@@ -72,7 +86,11 @@ export class AnswerWriter {
 
   /** Places a citation chip where the answer has got to. */
   cite(node) {
-    if (this.lineStart) this.#settleHead("chip");
+    if (!this.code && this.lineStart) this.#settleHead("chip");
+    if (this.code) {
+      this.#flush(); // a chip is never sent inside code; kept where it came if it is
+      return this.target.append(node);
+    }
     if (this.kind === "table") this.#cellContent();
     this.skipSpace = false;
     this.#settleStar();
@@ -82,6 +100,7 @@ export class AnswerWriter {
 
   /** The answer is complete: whatever waited is written as it stands. */
   end() {
+    if (this.code) this.#codeEnd();
     if (this.lineStart) this.#settleHead("end");
     if (!this.lineStart) this.#lineEnd();
     this.#closeBlock();
@@ -90,6 +109,7 @@ export class AnswerWriter {
   // --- lines and blocks ------------------------------------------------------------------
 
   #char(c) {
+    if (this.code) return this.#codeChar(c);
     if (this.lineStart) {
       if (c === "\n") {
         this.#settleHead("end");
@@ -109,6 +129,7 @@ export class AnswerWriter {
     if (!found) return;
     this.head = "";
     if (found.kind === "blank") return this.#beginLine("blank"); // the next line starts afresh
+    if (found.kind === "code") return this.#codeOpen(found);
     this.lineStart = false;
     this.#beginLine(found.kind);
     for (const c of found.rest) this.#char(c);
@@ -223,6 +244,67 @@ export class AnswerWriter {
     if (!this.run) return;
     this.target.append(this.run);
     this.run = "";
+  }
+
+  // --- code: "```" lines around text written as is ------------------------------------------
+
+  #codeOpen(found) {
+    this.#closeBlock();
+    const { block, code } = codeBlock();
+    this.container.append(block);
+    // `line`: the current line while it could still be the closing fence; `newlines`: line
+    // ends not yet written (a last one before the fence is not part of the code).
+    this.code = { fence: found.fence, info: !found.ended, line: "", newlines: 0 };
+    this.target = code;
+    for (const c of found.info) this.#codeChar(c);
+  }
+
+  #codeChar(c) {
+    const code = this.code;
+    if (code.info) {
+      if (c === "\n") code.info = false; // the rest of the opening line names the language
+      return;
+    }
+    if (c === "\n") {
+      if (code.line !== null && this.#closesCode(code.line)) return this.#codeClose();
+      this.#codeText(code.line ?? "");
+      code.line = "";
+      code.newlines += 1;
+      return;
+    }
+    if (code.line !== null) {
+      code.line += c;
+      if (/^ {0,3}`*$/.test(code.line)) return; // still maybe the closing fence
+      c = code.line;
+      code.line = null;
+    }
+    this.#codeText(c);
+  }
+
+  #closesCode(line) {
+    const ticks = line.trim();
+    return /^`+$/.test(ticks) && ticks.length >= this.code.fence.length;
+  }
+
+  #codeText(text) {
+    if (!text) return;
+    const code = this.code;
+    if (code.newlines > 0) text = "\n".repeat(code.newlines) + text;
+    code.newlines = 0;
+    this.#out(text); // written as the run is, once per piece
+  }
+
+  #codeClose() {
+    this.#flush();
+    this.code = this.target = null;
+    this.lineStart = true;
+    this.head = "";
+  }
+
+  #codeEnd() {
+    // The answer ended inside the block: what waited is code too.
+    if (this.code.line && !this.#closesCode(this.code.line)) this.#codeText(this.code.line);
+    this.#codeClose();
   }
 
   // --- tables: "| a | b |" rows, a "|---|" rule under the first makes it the header ----------

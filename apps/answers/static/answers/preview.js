@@ -4,10 +4,12 @@
  *
  * A plain click or tap opens the panel; a modified click (new tab, new window) follows the
  * link, which reads the document in the page. Esc closes the panel and focus returns to the
- * chip that opened it. Text only ever becomes text nodes.
+ * chip that opened it. A fenced code block of the passage is shown as code, with its copy
+ * button (code_block.js). Text only ever becomes text nodes.
  */
 
 import { fetchJson, fillUrl, localUrl, pageStrings } from "../ragplatform/helpers.js";
+import { codeBlockOf, codeSegments } from "./code_block.js";
 
 const panel = document.getElementById("source-panel");
 const messages = document.getElementById("messages");
@@ -17,21 +19,41 @@ const strings = pageStrings();
 const $ = (selector) => panel.querySelector(selector);
 const state = { opener: null, previous: null, next: null, request: 0 };
 
-function renderChunk(chunk, highlight) {
-  const box = $(".source-chunk");
-  const text = String(chunk.text ?? "");
-  box.replaceChildren();
-  if (Array.isArray(highlight) && highlight.length === 2) {
-    const [start, end] = highlight;
+/* The passage's text, its fenced code as code blocks, the cited sentence marked: the first
+ * node marked (a highlight inside code marks the whole block), or null. */
+function passageNodes(text, highlight) {
+  const [start, end] = Array.isArray(highlight) && highlight.length === 2 ? highlight : [-1, -1];
+  const nodes = [];
+  let marked = null;
+  for (const segment of codeSegments(text)) {
+    const inside = start < segment.end && end > segment.start;
+    if (segment.code) {
+      const block = codeBlockOf(segment.body);
+      if (inside) block.classList.add("cited-sentence");
+      nodes.push(block);
+      marked ??= inside ? block : null;
+      continue;
+    }
+    if (!inside) {
+      nodes.push(segment.body);
+      continue;
+    }
+    const [from, to] = [Math.max(start, segment.start), Math.min(end, segment.end)];
     const mark = document.createElement("mark");
     mark.className = "cited-sentence";
-    mark.textContent = text.slice(start, end);
-    box.append(text.slice(0, start), mark, text.slice(end));
-    requestAnimationFrame(() => mark.scrollIntoView({ block: "nearest" }));
-  } else {
-    box.append(text);
-    box.scrollTop = 0;
+    mark.textContent = text.slice(from, to);
+    nodes.push(text.slice(segment.start, from), mark, text.slice(to, segment.end));
+    marked ??= mark;
   }
+  return { nodes, marked };
+}
+
+function renderChunk(chunk, highlight) {
+  const box = $(".source-chunk");
+  const { nodes, marked } = passageNodes(String(chunk.text ?? ""), highlight);
+  box.replaceChildren(...nodes);
+  if (marked) requestAnimationFrame(() => marked.scrollIntoView({ block: "nearest" }));
+  else box.scrollTop = 0;
   $(".source-heading").textContent = chunk.heading || "";
   $(".source-heading").hidden = !chunk.heading;
   state.previous = localUrl(chunk.previous_url);

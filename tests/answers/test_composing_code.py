@@ -1,0 +1,171 @@
+"""Code blocks are quoted whole, as code, with the sentence that introduces them; a table row
+is quoted under its table's header."""
+
+from __future__ import annotations
+
+import pytest
+
+from apps.answers.composing.structure import PROSE, ROW, chunk_lines
+from apps.corpus.ingestion.chunking import chunk_blocks
+from apps.corpus.parsing.markdown import parse_markdown
+from apps.corpus.parsing.text import parse_text
+from tests.answers.compose import ask, cited, composer, run, text_of, window
+
+CODE = "code"  # structure.CODE, spelled out so that these tests also run (and fail) before it
+
+NGINX = """upstream app {
+    server 127.0.0.1:8001;
+    server 127.0.0.1:8002;
+}
+
+server {
+    listen 80;
+    # every request goes to one of the two processes
+    location / {
+        proxy_pass http://app;
+    }
+}"""
+
+PROXY_GUIDE = f"""# Deployment
+
+## Reverse proxy
+
+The application runs as two web processes behind a reverse proxy. The proxy spreads the
+requests over both processes and serves the static files itself.
+
+An nginx example for two web processes:
+
+```nginx
+{NGINX}
+```
+
+Reload the proxy after changing its configuration.
+"""
+
+ARCHIVES = """Archives
+
+A compressed archive keeps a whole directory in one file. The xz format compresses best.
+
+To make a tar.xz archive of a directory, run:
+
+    $ tar -cvJf archive.tar.xz ./source
+
+The archive is written next to the directory.
+"""
+
+
+def chunk_window(source: bytes, *, markdown: bool = True) -> list[tuple[str, str]]:
+    """The document's chunks, as the chunker writes them, titled by their headings."""
+    parsed = parse_markdown(source) if markdown else parse_text(source)
+    title = parsed.title or "Archives"
+    return [(d.heading or title, d.text) for d in chunk_blocks(title=title, blocks=parsed.blocks)]
+
+
+def test_a_fenced_block_is_one_code_line_with_its_intro() -> None:
+    [draft] = chunk_blocks(title="Deployment", blocks=parse_markdown(PROXY_GUIDE.encode()).blocks)
+
+    lines = chunk_lines(draft.text)
+
+    code = next(line for line in lines if line.kind == CODE)
+    assert code.text == NGINX  # the "#" comment and the blank line are part of it
+    assert code.context == "An nginx example for two web processes:"
+    assert [line.kind for line in lines] == [PROSE, CODE, PROSE]
+
+
+async def test_the_nginx_example_is_quoted_whole_as_code() -> None:
+    context = window(*chunk_window(PROXY_GUIDE.encode()))
+
+    events = await run(composer(), ask("Show me the nginx configuration example", context))
+
+    text, marks = cited(events)
+    assert f"```\n{NGINX}\n```" in text
+    assert text.startswith("An nginx example for two web processes:")
+    assert [mark.alias for mark in marks] == ["c1"]
+
+
+async def test_a_command_question_is_answered_with_the_command() -> None:
+    context = window(*chunk_window(ARCHIVES.encode(), markdown=False))
+
+    events = await run(
+        composer(), ask("What is the command to make a tar.xz of a directory?", context)
+    )
+
+    text = text_of(events)
+    assert "```\n$ tar -cvJf archive.tar.xz ./source\n```" in text
+    assert "To make a tar.xz archive of a directory, run [c1]:" in text
+
+
+async def test_code_chosen_for_any_question_is_still_quoted_whole() -> None:
+    context = window(*chunk_window(PROXY_GUIDE.encode()))
+
+    events = await run(
+        composer(), ask("How does nginx spread requests over two web processes?", context)
+    )
+
+    text = text_of(events)
+    assert text.count("```") in (0, 2)  # never half a block
+    if "```" in text:
+        assert f"```\n{NGINX}\n```" in text
+
+
+STATUSES = """# Ingesting
+
+## Document statuses
+
+| Status | Meaning |
+|---|---|
+| pending | The document is stored and waiting for a worker. |
+| failed | Ingestion stopped; the document shows a message that says why. |
+"""
+
+
+def test_a_row_keeps_its_header_for_quoting() -> None:
+    [draft] = chunk_blocks(title="Ingesting", blocks=parse_markdown(STATUSES.encode()).blocks)
+
+    rows = [line for line in chunk_lines(draft.text) if line.kind == ROW]
+
+    assert rows[1].quoted == (
+        "| Status | Meaning |\n|---|---|\n"
+        "| failed | Ingestion stopped; the document shows a message that says why. |"
+    )
+
+
+async def test_a_table_row_is_quoted_under_its_header() -> None:
+    context = window(*chunk_window(STATUSES.encode()))
+
+    events = await run(composer(), ask("What does the failed status mean?", context))
+
+    lines = text_of(events).splitlines()
+    failed = "| failed | Ingestion stopped; the document shows a message that says why. [c1] |"
+    assert failed in lines
+    header = lines.index(failed) - 1
+    while lines[header].startswith("| pending"):
+        header -= 1  # another row of the same table may come first
+    assert lines[header - 1 : header + 1] == ["| Status | Meaning |", "|---|---|"]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Show me the nginx configuration example",
+        "What is the command to list the rules?",
+        "How do I run the importer?",
+        "What is the syntax of a cron line?",
+        "دستور ساخت آرشیو چیست؟",
+        "یک نمونه پیکربندی نشان بده",
+    ],
+)
+def test_questions_that_ask_for_code(question: str) -> None:
+    from apps.answers.composing.code import asks_for_code  # new here: the rest runs on main
+
+    assert asks_for_code(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["How long is the annual leave?", "Who approves travel?", "مرخصی سالانه چند روز است؟"],
+)
+def test_questions_that_do_not(question: str) -> None:
+    from apps.answers.composing.code import asks_for_code
+
+    assert not asks_for_code(question)
