@@ -4,6 +4,7 @@ refusal, the parts an answer left unanswered, and never a question asked before.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -21,9 +22,7 @@ from tests.conftest import CountingEmbedder
 EMPTY = ContextWindow((), 1000, 0, ())
 
 
-def chunk(
-    index: int, title: str, text: str, *, heading: str = "", **fields: object
-) -> RetrievedChunk:
+def chunk(index: int, title: str, text: str, *, heading: str = "", **fields: Any) -> RetrievedChunk:
     return replace(retrieved_chunk(index, text, title=title, heading=heading), **fields)
 
 

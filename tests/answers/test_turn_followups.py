@@ -97,7 +97,7 @@ def test_after_a_refusal_the_suggestions_ask_the_closest_documents_and_nothing_e
     )
 
     questions = _followups(
-        providers_fake(embedder, composer=SureRefuser()),
+        providers_fake(embedder, composer=SureRefuser()),  # type: ignore[arg-type]
         "What is the refund deadline for travel expenses?",
         conversation,
     )
