@@ -48,7 +48,11 @@ async def answer_events(
     if hybrid:
         yield await state.recorder.emit(
             EventType.SEARCH_RESULTS,
-            await search_results_data(query=state.question, chunks=result.chunks),
+            await search_results_data(
+                query=state.question,
+                chunks=result.chunks,
+                model_id=result.trace.models.get("embedder", ""),
+            ),
         )
     context = context_build(chunks=result.chunks, budget_tokens=providers.context_budget_tokens)
     await db_call(turn_context_record)(turn_id=state.turn_id, context=_context_data(context))
