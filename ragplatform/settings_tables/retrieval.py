@@ -24,6 +24,14 @@ ROWS = (
         low=0.0,
         high=1.0,
     ),
+    # benchmarks/search_relevance_fit.py; docs/guide/05-search.md says what it changes.
+    Float(
+        "RAG_SEARCH_MATCH_FROM",
+        0.3,
+        "The relevance from which a search result is a match, not a weak match.",
+        low=0.0,
+        high=1.0,
+    ),
     Int(
         "RAG_CONTEXT_BUDGET_TOKENS",
         1800,

@@ -1,8 +1,10 @@
-"""Follow-up suggestions: offline from uncited chunks, from a chat model, de-duplicated."""
+"""Follow-up suggestions: offline from the cited documents' sections, from a chat model,
+de-duplicated; after a refusal, rephrasings toward the closest documents."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -17,13 +19,16 @@ from tests.conftest import CountingEmbedder
 QUERY = "How many days of annual leave do I get?"
 
 
-def chunk(index: int, title: str, heading: str, text: str) -> RetrievedChunk:
-    return retrieved_chunk(index, text, title=title, heading=heading)
+def chunk(
+    index: int, title: str, heading: str, text: str, *, document: int | None = None
+) -> RetrievedChunk:
+    found = retrieved_chunk(index, text, title=title, heading=heading)
+    return found if document is None else replace(found, document_id=document)
 
 
 CANDIDATES = [
     chunk(1, "Leave policy", "Annual leave", "Employees receive 25 days of annual leave."),
-    chunk(2, "Leave policy", "Carrying over", "Up to five unused days carry over."),
+    chunk(2, "Leave policy", "Carrying over", "Up to five unused days carry over.", document=1),
     chunk(3, "Sick leave", "", "Sick pay lasts ten days. Sick pay needs a certificate."),
     chunk(4, "Travel", "Guide > Booking trains", "Book trains through the travel desk."),
 ]
@@ -46,14 +51,13 @@ async def suggest(**overrides: object) -> list[str]:
     return await followups_suggest(**arguments)  # type: ignore[arg-type]
 
 
-async def test_offline_questions_come_from_uncited_chunks_as_a_person_would_ask() -> None:
-    questions = await suggest()
+async def test_offline_questions_come_from_the_cited_documents_sections() -> None:
+    beside = chunk(5, "Leave policy", "Leave policy > Public holidays", "Ten a year.", document=1)
 
-    assert questions == [
-        "How do I carry over?",
-        "What is sick pay?",
-        "How do I book trains?",
-    ]
+    questions = await suggest(neighbours=[beside])
+
+    # Sick pay and trains ranked too, but in documents the answer did not stand on.
+    assert questions == ["What are the public holidays?", "How do I carry over?"]
 
 
 @pytest.mark.parametrize(
@@ -109,13 +113,18 @@ def test_persian_headings_become_persian_questions(
 
 async def test_a_chunk_without_heading_or_repeated_words_asks_about_its_document() -> None:
     plain = chunk(5, "Canteen", "", "Lunch is served from noon.")
+    context = ContextWindow((ContextChunk("c5", plain, plain.text),), 1000, 10, ())
 
-    assert await suggest(candidates=[plain]) == ["What is the canteen?"]
+    questions = await suggest(candidates=[plain], context=context, cited_aliases={"c5"})
+
+    assert questions == ["What is the canteen?"]
 
 
 async def test_what_the_question_or_answer_already_covers_is_not_suggested() -> None:
-    covered = chunk(6, "Leave policy", "Annual leave", "Employees receive 25 days of leave.")
-    other = chunk(7, "Leave policy", "Public holidays", "Public holidays are paid.")
+    covered = chunk(
+        6, "Leave policy", "Annual leave", "Employees receive 25 days of leave.", document=1
+    )
+    other = chunk(7, "Leave policy", "Public holidays", "Public holidays are paid.", document=1)
 
     questions = await suggest(candidates=[covered, other], answer_text="25 days of leave [c1].")
 
@@ -137,16 +146,22 @@ async def test_a_heading_in_another_language_gives_no_question() -> None:
 async def test_offline_questions_in_persian() -> None:
     persian = [
         chunk(1, "آیین‌نامه مرخصی", "مرخصی سالانه", "هر کارمند ۲۶ روز مرخصی دارد."),
-        chunk(2, "آیین‌نامه مرخصی", "انتقال مرخصی", "مرخصی استفاده‌نشده منتقل می‌شود."),
-        chunk(3, "سفر", "رزرو قطار", "1. وارد سامانه شوید.\n2. قطار را رزرو کنید."),
+        chunk(2, "آیین‌نامه مرخصی", "انتقال مرخصی", "مرخصی استفاده‌نشده منتقل می‌شود.", document=1),
     ]
+    beside = chunk(3, "آیین‌نامه مرخصی", "رزرو قطار", "1. وارد سامانه شوید.\n2. قطار را رزرو کنید.")
+    context = ContextWindow((ContextChunk("c1", persian[0], persian[0].text),), 1000, 10, ())
 
     questions = await suggest(
-        language="fa", query="چند روز مرخصی دارم؟", answer_text="", candidates=persian
+        language="fa",
+        query="چند روز مرخصی دارم؟",
+        answer_text="هر کارمند ۲۶ روز مرخصی سالانه دارد [c1].",
+        candidates=persian,
+        context=context,
+        neighbours=[replace(beside, document_id=1)],
     )
 
-    # The first passage is the one the answer cited.
-    assert questions == ["انتقال مرخصی چیست؟", "رزرو قطار چگونه انجام می‌شود؟"]
+    # The cited section is what was answered; the sections beside it come next.
+    assert questions == ["رزرو قطار چگونه انجام می‌شود؟", "انتقال مرخصی چیست؟"]
 
 
 async def test_model_questions_are_used_without_repeats_of_each_other_or_the_query() -> None:

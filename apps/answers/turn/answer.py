@@ -9,7 +9,7 @@ import time
 from collections.abc import AsyncIterator
 
 from apps.answers.composing.confidence import confidence_band
-from apps.answers.composing.followups import followups_suggest
+from apps.answers.composing.followups import NEIGHBOUR_REACH, followups_suggest
 from apps.answers.composing.types import ComposeRequest
 from apps.answers.events import Envelope, EventType
 from apps.answers.providers.registry import Providers
@@ -31,6 +31,7 @@ from apps.answers.turn.search_results import search_results_data
 from apps.answers.turn.services import citations_store, turn_context_record
 from apps.answers.turn.speculation import Speculation
 from apps.answers.turn.state import TurnState, retrieval_record, turn_finish
+from apps.corpus.documents.reading import chunks_around
 from apps.corpus.search.embedders import EmbedderError
 from ragplatform.db_threads import db_call
 from ragplatform.errors import FailureCode
@@ -48,7 +49,11 @@ async def answer_events(
     if hybrid:
         yield await state.recorder.emit(
             EventType.SEARCH_RESULTS,
-            await search_results_data(query=state.question, chunks=result.chunks),
+            await search_results_data(
+                query=state.question,
+                chunks=result.chunks,
+                model_id=result.trace.models.get("embedder", ""),
+            ),
         )
     context = context_build(chunks=result.chunks, budget_tokens=providers.context_budget_tokens)
     await db_call(turn_context_record)(turn_id=state.turn_id, context=_context_data(context))
@@ -177,16 +182,27 @@ async def _followups(
     outcome: ComposeOutcome,
     providers: Providers,
 ) -> list[str]:
+    cited = {r.alias for r in outcome.citations}
+    cited_ids = [c.chunk.chunk_id for c in request.context.chunks if c.alias in cited]
     try:
+        # The sections beside the cited ones: what a reader of that passage would ask next.
+        neighbours = (
+            await db_call(chunks_around)(chunk_ids=cited_ids, reach=NEIGHBOUR_REACH)
+            if cited_ids and not outcome.refused
+            else []
+        )
         return await followups_suggest(
             query=state.question,
             answer_text=outcome.text,
             context=request.context,
-            cited_aliases={r.alias for r in outcome.citations},
+            cited_aliases=cited,
             candidates=result.chunks,
             embedder=providers.embedder,
             chat=providers.chat,
             language=request.language,
+            neighbours=neighbours,
+            asked=[m.text for m in state.history if m.role == "user"],
+            refused=outcome.refused,
         )
     except EmbedderError as exc:  # suggestions are a nicety; the answer stands without them
         logger.warning("No follow-up suggestions, the embedder failed: %s", exc)

@@ -192,7 +192,11 @@ async def _search(state: TurnState, speculation: Speculation) -> AsyncIterator[E
     await retrieval_record(state, result)
     yield await state.recorder.emit(
         EventType.SEARCH_RESULTS,
-        await search_results_data(query=state.question, chunks=result.chunks),
+        await search_results_data(
+            query=state.question,
+            chunks=result.chunks,
+            model_id=result.trace.models.get("embedder", ""),
+        ),
     )
     yield await turn_finish(state, TurnFinished(answer="", action=TurnAction.SEARCH))
 

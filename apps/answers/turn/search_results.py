@@ -1,15 +1,30 @@
-"""Search intent: ranked documents with highlighted snippets, scores and links to the source."""
+"""Search intent: ranked documents with highlighted snippets, scores and links to the source.
+
+Each result's score is its absolute relevance (retrieval/relevance.py: a probability that it
+matches, comparable across queries), not a share of the best result's. A result below
+RAG_SEARCH_MATCH_FROM is marked `weak`; when every result is weak the event says so in the
+question's language (`matched` false and a `message`), and readers show the results under a
+"weak matches" label instead of as matches.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
+from django.conf import settings
 from django.urls import reverse
 
+from apps.answers.retrieval.relevance import relevance
 from apps.answers.retrieval.types import RetrievedChunk
 from apps.corpus.search.legs import KeywordQuery, chunk_headlines, headline_html
+from apps.corpus.text import detect_language
 from ragplatform.db_threads import db_call
+
+_NOTHING_MATCHES = {
+    "en": "Nothing in the documents matches “{query}”.",
+    "fa": "در اسناد چیزی مطابق با «{query}» پیدا نشد.",
+}
 
 
 def _best_chunk_per_document(chunks: Sequence[RetrievedChunk], limit: int) -> list[RetrievedChunk]:
@@ -19,16 +34,25 @@ def _best_chunk_per_document(chunks: Sequence[RetrievedChunk], limit: int) -> li
     return list(best.values())[:limit]
 
 
+def nothing_matches_message(query: str) -> str:
+    language = detect_language(query)
+    return _NOTHING_MATCHES.get(language, _NOTHING_MATCHES["en"]).format(query=query.strip())
+
+
 async def search_results_data(
-    *, query: str, chunks: Sequence[RetrievedChunk], limit: int = 10
+    *, query: str, chunks: Sequence[RetrievedChunk], model_id: str = "", limit: int = 10
 ) -> dict[str, Any]:
+    """`model_id` is the embedding model the chunks were found with (its cosines' scale)."""
     documents = _best_chunk_per_document(chunks, limit)
     headlines = await db_call(chunk_headlines, lane="search")(
         chunk_ids=[c.chunk_id for c in documents], query=KeywordQuery.from_text(query)
     )
-    top = documents[0].score if documents else 1.0
-    return {
+    scores = [relevance(c.candidate, model_id=model_id) for c in documents]
+    match_from = settings.RAG_SEARCH_MATCH_FROM
+    matched = any(score >= match_from for score in scores)
+    data: dict[str, Any] = {
         "query": query,
+        "matched": matched,
         "results": [
             {
                 "rank": rank,
@@ -38,10 +62,14 @@ async def search_results_data(
                 "source_file": chunk.filename,
                 "page": chunk.page,
                 "heading": chunk.heading,
-                "score": round(chunk.score / top, 4) if top else 0.0,
+                "score": round(score, 4),
+                "weak": score < match_from,
                 "snippet_html": headline_html(headlines.get(chunk.chunk_id, chunk.text[:300])),
                 "url": reverse("document-source", args=[chunk.document_id]),
             }
-            for rank, chunk in enumerate(documents, start=1)
+            for rank, (chunk, score) in enumerate(zip(documents, scores, strict=True), start=1)
         ],
     }
+    if not matched:
+        data["message"] = nothing_matches_message(query)
+    return data

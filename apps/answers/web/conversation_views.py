@@ -98,8 +98,11 @@ def chat_strings() -> dict[str, str]:
         "support_score": _("Support score %(score)s of 1"),
         # The answer as it streams: its sources and results, and its end, said once.
         "source": _("Source"),
-        "relevance": _("Relevance, relative to the best match"),
+        "relevance": _("Relevance: how likely the document matches, from 0 to 1"),
         "no_results": _("No matching documents."),
+        # %(query)s is filled in by the script.
+        "nothing_matches": _("Nothing in the documents matches “%(query)s”."),
+        "weak_matches": _("Weak matches:"),
         "stopped": _("Stopped."),
         "answer_done": _("The answer is complete."),
         "answer_failed": _("The answer could not be completed. %(message)s"),

@@ -106,6 +106,10 @@ def _turn_view(turn: Turn, readable: frozenset[int] | None) -> dict[str, Any]:
         for e in turn_events_visible(turn_id=turn.pk, events=stored, readable=readable)
     }
     search = shown.get(EventType.SEARCH_RESULTS, {})
+    results = [
+        {**r, "snippet": mark_only_html(r.get("snippet_html", ""))}
+        for r in search.get("results", [])
+    ]
     if EventType.CLARIFICATION in shown:
         turn.answer = shown[EventType.CLARIFICATION].get("question", turn.answer)
     if EventType.FOLLOWUPS in shown:
@@ -115,10 +119,9 @@ def _turn_view(turn: Turn, readable: frozenset[int] | None) -> dict[str, Any]:
         "segments": _segments(turn.answer, citations),
         "citations": citations,
         "feedback": getattr(turn, "feedback", None),  # reverse one-to-one: absent is an error
-        "results": [
-            {**r, "snippet": mark_only_html(r.get("snippet_html", ""))}
-            for r in search.get("results", [])
-        ],
+        "results": [r for r in results if not r.get("weak")],
+        "weak_results": [r for r in results if r.get("weak")],
+        "matched": search.get("matched", True),  # turns stored before scores were absolute
         # The same data the live page builds from events, so chat.js renders both alike.
         "render_id": f"turn-render-{turn.pk}",
         "render": {"answer": turn.answer, "citations": citations},

@@ -8,15 +8,17 @@ read, so a document outside them is answered exactly like one that does not exis
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.urls import reverse
 
 from apps.corpus.documents.selectors import documents_list
 from apps.corpus.models import Chunk, Document
 from apps.corpus.parsing import parse_document
 from apps.corpus.parsing.types import BLOCK_SEPARATOR, CODE, HEAD_ROW, ITEM, ROW, STEP, Block
+from apps.corpus.search.legs import ChunkRow, chunks_hydrate
 from apps.corpus.text import normalise_text
 
 
@@ -74,6 +76,33 @@ def chunk_view_get(*, document: Document, index: int) -> ChunkView | None:
         has_previous=index - 1 in around,
         has_next=index + 1 in around,
     )
+
+
+def chunks_around(*, chunk_ids: Sequence[int], reach: int) -> list[ChunkRow]:
+    """The chunks at most `reach` places before or after each given chunk in its document,
+    nearest first (the given chunks themselves left out): the sections beside a cited one."""
+    places = list(Chunk.objects.filter(pk__in=chunk_ids).values_list("document_id", "index"))
+    given = set(chunk_ids)
+    wanted = [
+        (document, index + step * sign)
+        for step in range(1, reach + 1)
+        for document, index in places
+        for sign in (1, -1)
+    ]
+    if not wanted:
+        return []
+    near = Q()
+    for document, index in wanted:
+        near |= Q(document_id=document, index=index)
+    found = {
+        (document, index): pk
+        for pk, document, index in Chunk.objects.filter(near).values_list(
+            "pk", "document_id", "index"
+        )
+    }
+    order = [found[w] for w in wanted if w in found and found[w] not in given]
+    rows = chunks_hydrate(list(dict.fromkeys(order)))
+    return [rows[pk] for pk in dict.fromkeys(order) if pk in rows]
 
 
 def document_blocks_read(*, document: Document, cited_chunk: int | None = None) -> list[ReadBlock]:

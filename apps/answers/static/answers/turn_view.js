@@ -128,10 +128,20 @@ function resultItem(result) {
   return item;
 }
 
-function renderResults(view, results) {
+function renderResults(view, data) {
+  // Weak matches are never listed as if they matched: they go under their own label, after
+  // a sentence saying that nothing matches when none does.
+  const results = data.results || [];
+  const strong = results.filter((r) => !r.weak);
+  const weak = results.filter((r) => r.weak);
   const list = part(view, ".results");
-  list.replaceChildren(...results.map(resultItem));
-  show(list, results.length > 0);
+  list.replaceChildren(...strong.map(resultItem));
+  show(list, strong.length > 0);
+  const box = part(view, ".weak-matches");
+  const nothing = data.matched === false ? `${format(STRINGS.nothing_matches, { query: data.query ?? "" })} ` : "";
+  box.querySelector(".weak-note").textContent = nothing + STRINGS.weak_matches;
+  box.querySelector(".results-weak").replaceChildren(...weak.map(resultItem));
+  show(box, weak.length > 0);
   if (!results.length) notice(view, STRINGS.no_results);
 }
 
@@ -181,7 +191,7 @@ export const HANDLERS = {
   },
   citation: addCitation,
   search_results(view, data) {
-    renderResults(view, data.results || []);
+    renderResults(view, data);
   },
   clarification(view, data) {
     const box = part(view, ".clarification");
