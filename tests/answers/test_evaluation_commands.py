@@ -183,7 +183,8 @@ def test_signals_carry_the_answerability_signals_and_a_min_answerability_refuses
     )
     assert not any(line["refused"] for line in runs["off"].values())
     names = [list(cast(dict[str, float], line["answerability"])) for line in runs["off"].values()]
-    assert names == [list(SIGNAL_NAMES)] * len(runs["off"])
+    # The composer's signals, and the share of uncited sentences the badge also reads.
+    assert names == [[*SIGNAL_NAMES, UNSUPPORTED_SHARE]] * len(runs["off"])
     assert all(
         str(line["refusal_reason"]).startswith("answerability") for line in runs["strict"].values()
     )
