@@ -168,6 +168,7 @@ def test_signals_carry_the_answerability_signals_and_a_min_answerability_refuses
     dataset: Path, tmp_path: Path, embedder: CountingEmbedder
 ) -> None:
     from apps.answers.composing.answerability import SIGNAL_NAMES
+    from apps.answers.composing.confidence import UNSUPPORTED_SHARE
     from apps.answers.composing.extractive import ExtractiveComposer
 
     extractive = providers_fake(embedder)
