@@ -58,7 +58,7 @@ class BackoffDatabaseHandler(AxesDatabaseHandler):
     pair's last failure (axes alone locks for one fixed time)."""
 
     def is_locked(self, request: HttpRequest, credentials: dict[str, Any] | None = None) -> bool:
-        if not settings.AXES_LOCK_OUT_AT_FAILURE:
+        if not getattr(settings, "AXES_LOCK_OUT_AT_FAILURE", True):  # axes' own default
             return False
         return self.lockout_remaining(request, credentials) > timedelta(0)
 
@@ -164,7 +164,7 @@ class ThrottledTokenAuthentication(TokenAuthentication):
         try:
             return super().authenticate_credentials(key)
         except AuthenticationFailed:
-            if not self.get_model().objects.filter(key=key).exists():
+            if not self.get_model()._default_manager.filter(key=key).exists():
                 # An unknown key; a deactivated user's is refused but not counted, so it works
                 # again as soon as the account does.
                 rate_take(key=counter, amount=1, limit=limit, window=window)

@@ -37,7 +37,7 @@ def citations_listed() -> QuerySet[Citation]:
 REPLAY_EVENTS = (EventType.CLARIFICATION, EventType.FOLLOWUPS)
 
 
-def _turn_parts() -> tuple[Prefetch[Citation], Prefetch[TurnEvent]]:
+def _turn_parts() -> tuple[Prefetch[str], Prefetch[str]]:
     events = TurnEvent.objects.filter(type__in=REPLAY_EVENTS).order_by("seq")
     return (
         Prefetch("citations", queryset=citations_listed()),
