@@ -265,9 +265,21 @@ SECURE_PROXY_SSL_HEADER = (
 
 # --- Login throttling (django-axes) ------------------------------------------------------------
 
-AXES_COOLOFF_TIME = timedelta(minutes=setting_read("RAG_LOGIN_COOLOFF_MINUTES"))
-# Either counts on its own: one address guessing many accounts, or many addresses one account.
-AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+# Failures count per account and address together: no one can lock an account out from
+# everywhere, nor one address (an office behind NAT) everyone behind it. Each failure past
+# the limit doubles the lockout (ragplatform/login_throttle.py), up to the longest one, which
+# is also how long axes remembers failures.
+RAG_LOGIN_COOLOFF = timedelta(minutes=setting_read("RAG_LOGIN_COOLOFF_MINUTES"))
+AXES_COOLOFF_TIME = timedelta(minutes=setting_read("RAG_LOGIN_COOLOFF_MAX_MINUTES"))
+if AXES_COOLOFF_TIME < RAG_LOGIN_COOLOFF:
+    raise ImproperlyConfigured(
+        "RAG_LOGIN_COOLOFF_MAX_MINUTES must be at least RAG_LOGIN_COOLOFF_MINUTES"
+    )
+AXES_HANDLER = "ragplatform.login_throttle.BackoffDatabaseHandler"
+AXES_LOCKOUT_PARAMETERS = [["ip_address", "username"]]
+# A login refused during a lockout checked no password: it is not a guess, and counting it
+# would let anyone who knows the account and address keep the lockout going.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "ragplatform.login_throttle.client_ip"
 AXES_LOCKOUT_CALLABLE = "ragplatform.login_throttle.lockout_response"

@@ -77,12 +77,36 @@ ROWS = (
     Int(
         "RAG_LOGIN_FAILURE_LIMIT",
         5,
-        "Failed logins before a lockout.",
+        "Failed logins of one account from one address before a lockout.",
         minimum=1,
         setting="AXES_FAILURE_LIMIT",
     ),
     Int(
-        "RAG_LOGIN_COOLOFF_MINUTES", 15, "How long a login lockout lasts.", minimum=1, setting=None
+        "RAG_LOGIN_COOLOFF_MINUTES",
+        15,
+        "How long the first login lockout lasts; each further failure doubles it.",
+        minimum=1,
+        setting=None,
+    ),
+    Int(
+        "RAG_LOGIN_COOLOFF_MAX_MINUTES",
+        1440,
+        "The longest login lockout; failures are remembered this long.",
+        minimum=1,
+        setting=None,
+        also="at least RAG_LOGIN_COOLOFF_MINUTES",
+    ),
+    Int(
+        "RAG_TOKEN_FAILURE_LIMIT",
+        5,
+        "Failures of one API token from one address before it is refused unread.",
+        minimum=1,
+    ),
+    Int(
+        "RAG_TOKEN_COOLOFF_MINUTES",
+        15,
+        "How long such a token is refused from that address.",
+        minimum=1,
     ),
     Int(
         "RAG_API_PAGE_SIZE",

@@ -221,3 +221,64 @@ async def test_replay_after_access_is_removed_withholds_the_passages(world: Worl
     # The page carries its URL templates with the placeholder id 0; no real document is linked.
     assert page.status_code == 200 and not re.search(r"/documents/[1-9]\d*/", html)
     assert 'class="followup"' not in html
+
+
+def _shown_everywhere(world: World, turn_id: int, conversation: str) -> dict[str, Any]:
+    """What every path that shows the stored turn gives reader_a: the REST API's turn detail,
+    conversation detail and turns list, the chat page, and the preview of its first citation."""
+    turn = _get(world, "reader_a", f"/api/turns/{turn_id}/").json()
+    detail = _get(world, "reader_a", f"/api/conversations/{conversation}/").json()
+    listed = _get(world, "reader_a", f"/api/conversations/{conversation}/turns/").json()
+    rows = listed["results"] if isinstance(listed, dict) else listed
+    api = [turn, *(t for t in detail["turns"] if t["id"] == turn_id)]
+    api += [t for t in rows if t["id"] == turn_id]
+    aliases = [c["alias"] for c in turn["citations"] if c["kind"] == "cited"]
+    preview = (
+        _get(world, "reader_a", f"/turns/{turn_id}/sources/{aliases[0]}/") if aliases else None
+    )
+    return {
+        "api": api,
+        "page": _get(world, "reader_a", f"/c/{conversation}/").content.decode(),
+        "preview": None if preview is None else preview.status_code,
+    }
+
+
+async def test_every_path_that_shows_a_stored_turn_withholds_what_was_lost(world: World) -> None:
+    user = world.users["reader_a"]
+    answered = await ws_ask(user, "How many days of annual leave?")
+    conversation = answered[0]["data"]["conversation"]
+    clarified = await ws_ask(user, UNCLEAR, conversation=conversation)
+    turn_id, clarify_id = answered[0]["turn"], clarified[0]["turn"]
+    before = await sync_to_async(_shown_everywhere)(world, turn_id, conversation)
+    assert len(before["api"]) == 3  # the turn in each of the three API bodies
+    for shown in before["api"]:
+        assert shown["citations"] and shown["followups"]
+        assert {c["title"] for c in shown["citations"]} and all(
+            c["snippet"] for c in shown["citations"]
+        )
+    assert before["preview"] == 200 and 'class="followup"' in before["page"]
+
+    await sync_to_async(user.groups.remove)(world.readers_a)
+
+    after = await sync_to_async(_shown_everywhere)(world, turn_id, conversation)
+    assert len(after["api"]) == 3
+    for shown in after["api"]:
+        assert shown["citations"] == [] and shown["followups"] == []
+        assert shown["answer"]  # the answer text itself stays
+    assert after["preview"] is None  # no citation left to preview...
+    alias = before["api"][0]["citations"][0]["alias"]
+    preview = await sync_to_async(_get)(world, "reader_a", f"/turns/{turn_id}/sources/{alias}/")
+    assert preview.status_code == 404  # ...and the one seen before is gone too
+    assert not re.search(r"/documents/[1-9]\d*/", after["page"])
+    assert 'class="followup"' not in after["page"]
+    sse, resumed = await _replays(world, turn_id)
+    for replay in (sse, resumed):
+        assert all(e["type"] != "citation" for e in replay)
+        assert all(e["data"]["questions"] == [] for e in replay if e["type"] == "followups")
+    # A clarifying question keeps only the topics still readable, in the API as in the replay.
+    (replayed, *_) = await _replays(world, clarify_id)
+    asked = next(e["data"]["question"] for e in replayed if e["type"] == "clarification")
+    clarify = await sync_to_async(_get)(world, "reader_a", f"/api/turns/{clarify_id}/")
+    assert clarify.json()["answer"] == asked
+    topics = next(e["data"]["options"] for e in clarified if e["type"] == "clarification")
+    assert topics and not any(t in asked for t in topics)

@@ -303,6 +303,20 @@ async def test_resume_of_a_finished_turn_replays_from_the_store_for_its_owner_on
     await intruder.disconnect()
 
 
+async def test_resume_from_past_the_end_of_a_finished_turn_ends_at_once(
+    user: User, use_providers: Callable[..., None]
+) -> None:
+    communicator = await connected(user)
+    await communicator.send_json_to({"type": "ask", "question": "How many days of leave?"})
+    everything = await receive_until(communicator, terminal)
+    turn_id, end = everything[0]["turn"], everything[-1]
+    for last_seq in (end["seq"], end["seq"] + 1, 99999):
+        await communicator.send_json_to({"type": "resume", "turn": turn_id, "last_seq": last_seq})
+        # A short timeout: a follower waiting for events that never come fails, not hangs.
+        assert await receive_until(communicator, terminal, timeout=5) == [end]
+    await communicator.disconnect()
+
+
 async def test_resume_still_takes_the_deprecated_turn_id_and_warns_once(
     user: User,
     use_providers: Callable[..., None],

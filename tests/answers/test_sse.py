@@ -15,9 +15,11 @@ from django.test import AsyncClient
 
 from apps.answers.models import Conversation, Turn, TurnStatus
 from apps.answers.turn.entry import turn_events
+from apps.answers.turn.outcomes import TurnFailed
 from apps.answers.turn.selectors import turn_events_since
-from apps.answers.turn.services import turn_start
+from apps.answers.turn.services import turn_end, turn_start
 from apps.corpus.search.legs import SearchFilters
+from ragplatform.errors import FailureCode
 from tests.answers.fakes import ANSWER_TEXT, ScriptedComposer
 from tests.answers.sse import REJECTED, SSE, ask, frames
 
@@ -138,6 +140,24 @@ async def test_events_replay_after_last_seq_and_header(
     other = AsyncClient()
     await other.aforce_login(stranger)
     assert (await other.get(url, headers=SSE)).status_code == 404
+
+
+async def test_following_an_ended_turn_from_past_its_end_gets_its_terminal_event_at_once(
+    client: AsyncClient, user: User, use_providers: Callable[..., None]
+) -> None:
+    response = await ask(client, {"question": "How many days of leave?"}, **SSE)
+    finished = [f["data"] for f in await frames(response)][-1]
+    conversation = await Conversation.objects.acreate(user=user)
+    turn = await sync_to_async(turn_start)(conversation=conversation, question="Leave days?")
+    failure = TurnFailed(code=FailureCode.INTERNAL, message="Something went wrong")
+    failed = await sync_to_async(turn_end)(turn_id=turn.pk, seq=1, outcome=failure)
+    for end in (finished, failed):
+        url = f"/api/turns/{end['turn']}/events"
+        for last_seq in (end["seq"], end["seq"] + 1, 99999):
+            # A short timeout: a stream that keeps pinging for events that never come fails.
+            async with asyncio.timeout(5):
+                replay = await client.get(url, {"last_seq": last_seq}, headers=SSE)
+                assert [f["data"] for f in await frames(replay)] == [dict(end)]
 
 
 async def test_events_follow_a_turn_that_is_still_streaming(

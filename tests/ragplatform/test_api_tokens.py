@@ -92,18 +92,40 @@ def test_a_wrong_token_is_refused(db: None) -> None:
     assert response.json()["error"]["message"] == "Invalid token."
 
 
-def test_bad_tokens_from_one_address_are_throttled_before_the_next_is_read(
-    user: User, settings: object
-) -> None:
-    settings.AXES_FAILURE_LIMIT = 3  # type: ignore[attr-defined]
-    good = _token("ada")
-    attacker = APIClient(REMOTE_ADDR="203.0.113.7")
-    for n in range(3):
-        attacker.credentials(HTTP_AUTHORIZATION=f"Token {'0' * 39}{n}")
-        assert attacker.get("/api/conversations/").status_code == 401
-    attacker.credentials(HTTP_AUTHORIZATION=f"Token {good}")
-    assert attacker.get("/api/conversations/").status_code == 429  # even the right token
+def _get(key: str | None, ip: str) -> int:
+    client = APIClient(REMOTE_ADDR=ip)
+    if key:
+        client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client.get("/api/conversations/").status_code
 
-    elsewhere = APIClient(REMOTE_ADDR="198.51.100.2")
-    elsewhere.credentials(HTTP_AUTHORIZATION=f"Token {good}")
-    assert elsewhere.get("/api/conversations/").status_code == 200
+
+def test_a_bad_token_locks_out_only_itself(user: User, settings: object) -> None:
+    settings.RAG_TOKEN_FAILURE_LIMIT = settings.AXES_FAILURE_LIMIT = 3  # type: ignore[attr-defined]
+    good, stale = _token("ada"), "0" * 40
+    for _ in range(3):
+        assert _get(stale, "203.0.113.7") == 401
+    # The bad token itself, from that address: refused unread.
+    refused = APIClient(REMOTE_ADDR="203.0.113.7")
+    refused.credentials(HTTP_AUTHORIZATION=f"Token {stale}")
+    response = refused.get("/api/conversations/")
+    assert response.status_code == 429
+    assert response.json()["error"]["code"] == "rate_limited"
+    # Everyone else behind the same address (an office's NAT) is served as before: a valid
+    # token, a browser session, a request with no token at all.
+    assert _get(good, "203.0.113.7") == 200
+    assert _get(None, "203.0.113.7") in {401, 403}  # not signed in, not throttled
+    session = APIClient(REMOTE_ADDR="203.0.113.7")
+    session.force_login(user)
+    assert session.get("/api/conversations/").status_code == 200
+    assert _get("1" * 40, "203.0.113.7") == 401  # another bad token is judged on its own
+    assert _get(stale, "198.51.100.2") == 401  # and the stale one from elsewhere
+
+
+def test_a_deactivated_users_token_is_not_counted(user: User, settings: object) -> None:
+    settings.RAG_TOKEN_FAILURE_LIMIT = 3  # type: ignore[attr-defined]
+    key = _token("ada")
+    User.objects.filter(pk=user.pk).update(is_active=False)
+    for _ in range(4):
+        assert _get(key, "203.0.113.7") == 401
+    User.objects.filter(pk=user.pk).update(is_active=True)
+    assert _get(key, "203.0.113.7") == 200  # it works again with the account

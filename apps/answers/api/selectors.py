@@ -9,7 +9,8 @@ from uuid import UUID
 from django.db.models import Case, Count, F, IntegerField, Prefetch, QuerySet, Value, When
 
 from apps.answers.conversations.selectors import conversations_for_user
-from apps.answers.models import Citation, CitationKind, Conversation, Turn
+from apps.answers.events import EventType
+from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnEvent
 from apps.answers.turn.timings import stage_timings
 
 
@@ -31,21 +32,32 @@ def citations_listed() -> QuerySet[Citation]:
     ).order_by("kind_order", F("position").asc(nulls_last=True), "alias")
 
 
+# The stored events a turn's columns repeat (its clarifying question, its follow-ups): the
+# replay filter reads them to withhold what the reader may no longer read.
+REPLAY_EVENTS = (EventType.CLARIFICATION, EventType.FOLLOWUPS)
+
+
+def _turn_parts() -> tuple[Prefetch[str], Prefetch[str]]:
+    events = TurnEvent.objects.filter(type__in=REPLAY_EVENTS).order_by("seq")
+    return (
+        Prefetch("citations", queryset=citations_listed()),
+        Prefetch("events", queryset=events, to_attr="replay_events"),
+    )
+
+
 def turns_listed(*, user_id: int) -> QuerySet[Turn]:
-    """The user's turns with their citations, in conversation order."""
+    """The user's turns with their citations and replayed events, in conversation order."""
     return (
         Turn.objects.filter(conversation__user_id=user_id, conversation__deleted_at__isnull=True)
         .select_related("conversation")
-        .prefetch_related(Prefetch("citations", queryset=citations_listed()))
+        .prefetch_related(*_turn_parts())
         .order_by("conversation_id", "index")
     )
 
 
 def conversations_with_turns(*, user_id: int) -> QuerySet[Conversation]:
-    """`conversations_listed` with each one's turns and their citations, in order."""
-    turns = Turn.objects.order_by("index").prefetch_related(
-        Prefetch("citations", queryset=citations_listed())
-    )
+    """`conversations_listed` with each one's turns, their citations and replayed events."""
+    turns = Turn.objects.order_by("index").prefetch_related(*_turn_parts())
     return conversations_listed(user_id=user_id).prefetch_related(Prefetch("turns", queryset=turns))
 
 

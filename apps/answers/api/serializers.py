@@ -7,8 +7,10 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from apps.answers.api.selectors import turn_retrieval_metadata
+from apps.answers.api.selectors import REPLAY_EVENTS, turn_retrieval_metadata
 from apps.answers.models import Citation, Conversation, Turn
+from apps.answers.turn.replay import StoredTurnShown, turn_stored_visible
+from apps.corpus.access import user_collection_ids_readable
 from apps.corpus.models import Collection
 
 
@@ -49,7 +51,12 @@ class ErrorSerializer(serializers.Serializer[None]):
 
 
 class TurnSerializer(serializers.ModelSerializer[Turn]):
-    citations = CitationSerializer(many=True, read_only=True)
+    """A stored turn as its owner may read it now: through the one replay filter, so citations,
+    follow-ups and clarification topics from collections they lost access to are withheld."""
+
+    citations = serializers.SerializerMethodField()
+    answer = serializers.SerializerMethodField()
+    followups = serializers.SerializerMethodField()
     error = serializers.SerializerMethodField()
 
     class Meta:
@@ -75,6 +82,39 @@ class TurnSerializer(serializers.ModelSerializer[Turn]):
             "error",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(CitationSerializer(many=True))
+    def get_citations(self, turn: Turn) -> Any:
+        return CitationSerializer(self._shown(turn).citations, many=True).data
+
+    def get_answer(self, turn: Turn) -> str:
+        return self._shown(turn).answer
+
+    def get_followups(self, turn: Turn) -> list[str]:
+        return self._shown(turn).followups
+
+    def _shown(self, turn: Turn) -> StoredTurnShown:
+        # One filter per turn for the three fields (a list's rows share this serializer).
+        cache: dict[int, StoredTurnShown] = self.context.setdefault("shown", {})
+        if turn.pk not in cache:
+            events = getattr(turn, "replay_events", None)
+            if events is None:
+                events = list(turn.events.filter(type__in=REPLAY_EVENTS).order_by("seq"))
+            cache[turn.pk] = turn_stored_visible(
+                turn=turn,
+                citations=list(turn.citations.all()),
+                events=events,
+                readable=self._readable(turn),
+            )
+        return cache[turn.pk]
+
+    def _readable(self, turn: Turn) -> frozenset[int] | None:
+        # The API shows a turn to its owner only: what the owner may read now decides.
+        owners: dict[int, frozenset[int] | None] = self.context.setdefault("readable", {})
+        owner: int = turn.conversation.user_id  # type: ignore[assignment]
+        if owner not in owners:
+            owners[owner] = user_collection_ids_readable(user_id=owner)
+        return owners[owner]
 
     @extend_schema_field(ErrorDetailSerializer(allow_null=True))
     def get_error(self, turn: Turn) -> dict[str, str] | None:

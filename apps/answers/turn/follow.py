@@ -4,9 +4,10 @@ from LISTEN/NOTIFY, each event once, through its terminal event.
 Subscribe first, then read the store, then take notices, skipping every seq already passed:
 nothing committed after the subscription can be missed and nothing is sent twice. A notice
 that skips a seq, carries no event (too large) or follows a lost connection sends the
-follower back to the store. A follower that hears nothing for RAG_TURN_FOLLOW_CHECK_S checks
-the turn's lease itself, and ends a turn whose process is gone, so it always gets a
-terminal event.
+follower back to the store. A follower past the end of a turn that has ended (a `last_seq`
+at or beyond its terminal event) gets that terminal event again and ends at once. A follower
+that hears nothing for RAG_TURN_FOLLOW_CHECK_S checks the turn's lease itself, and ends a
+turn whose process is gone, so it always gets a terminal event.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from apps.answers.models import Turn
 from apps.answers.turn.leases import turn_follow_check, turn_followed
 from apps.answers.turn.live import Signal, Subscription, turn_notices
 from apps.answers.turn.notices import Notice
-from apps.answers.turn.replay import turn_events_visible
-from apps.answers.turn.selectors import turn_events_since
+from apps.answers.turn.replay import readable_lost, turn_events_visible
+from apps.answers.turn.selectors import turn_event_terminal, turn_events_since
 from apps.corpus.access import user_collection_ids_readable
 from ragplatform.db_threads import db_call, db_threads_detached
 
@@ -56,18 +57,23 @@ class _Follower:
         if self.asker is not None:
             self.readable = self.asker.ids  # the turn's own readable set: nothing to filter
             return self.stored()
-        self.readable = user_collection_ids_readable(user_id=self.user_id)
-        if self.readable is not None:
+        readable = user_collection_ids_readable(user_id=self.user_id)
+        if readable is not None:
             asked = Turn.objects.filter(pk=self.turn_id).values_list(
                 "readable_collections", flat=True
             )
-            could_read = asked.first()
-            self.filter_live = could_read is None or not set(could_read) <= self.readable
+            self.readable = readable_lost(readable=readable, could_read=asked.first())
+            self.filter_live = self.readable is not None
         turn_follow_check(turn_id=self.turn_id)
         return self.stored()
 
     def stored(self) -> list[Envelope]:
         events = turn_events_since(turn_id=self.turn_id, last_seq=self.last_seq)
+        if not events:
+            # Nothing after `last_seq`: a follower already past the end of a turn that ended
+            # gets its terminal event again, rather than waiting for events that never come.
+            terminal = turn_event_terminal(turn_id=self.turn_id)
+            events = [] if terminal is None else [terminal]
         return self._passed(events)
 
     def _passed(self, events: list[Envelope]) -> list[Envelope]:

@@ -2,7 +2,8 @@
 
 A turn's events keep the titles, snippets and suggestions of the documents it retrieved. When a
 collection later becomes unreadable to the turn's owner, replaying the turn (the socket's
-resume, the SSE replay, the chat page's history) must not hand them out again: citations and
+resume, the SSE replay, the chat page's history, the REST API's turns) must not hand them out
+again: citations and
 search results of documents the reader may no longer read are dropped, and follow-ups and
 clarification topics drawn from such documents are withheld. The answer text itself stays.
 """
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from apps.answers.events import Envelope, EventType
-from apps.answers.models import Citation, TurnEvent
+from apps.answers.models import Citation, Turn, TurnEvent
 from apps.answers.routing.types import TurnAction
 from apps.answers.turn.clarify import clarification_question
 from apps.corpus.models import Document
@@ -31,6 +32,17 @@ class Visible:
 
     def has_all(self, document_ids: Iterable[object]) -> bool:
         return all(self.has(d) for d in document_ids)
+
+
+def readable_lost(*, readable: frozenset[int] | None, could_read: object) -> frozenset[int] | None:
+    """The filter a stored turn needs for a reader who may read `readable` now: None (nothing to
+    filter) while they still read every collection the turn could read when it was asked
+    (`could_read`, the turn's `readable_collections`; None: every collection)."""
+    if readable is None:
+        return None
+    if isinstance(could_read, list) and set(could_read) <= readable:
+        return None  # nothing of the turn lies outside: even its deleted documents were readable
+    return readable
 
 
 def documents_visible(*, readable: frozenset[int] | None, document_ids: Iterable[int]) -> Visible:
@@ -91,6 +103,45 @@ def _scope(turn_id: int, events: Sequence[Envelope]) -> _Scope:
         return _Scope((), clarification)
     cited = Citation.objects.filter(turn_id=turn_id, document__isnull=False)
     return _Scope(tuple(cited.values_list("document_id", flat=True)), clarification)
+
+
+@dataclass(frozen=True)
+class StoredTurnShown:
+    """What a stored turn shows its reader now: the answer (a clarifying question keeps only
+    the topics still readable), the follow-ups, the citations, and the shown events by type."""
+
+    answer: str
+    followups: list[str]
+    citations: list[Citation]
+    events: dict[str, dict[str, Any]]
+
+
+def turn_stored_visible(
+    *,
+    turn: Turn,
+    citations: Sequence[Citation],
+    events: Sequence[TurnEvent],
+    readable: frozenset[int] | None,
+) -> StoredTurnShown:
+    """A stored turn as every page and endpoint that shows it reads it: `events` are its
+    stored search results, clarification and follow-ups (those the turn's columns repeat)."""
+    readable = readable_lost(readable=readable, could_read=turn.readable_collections)
+    stored = [Envelope(seq=e.seq, turn=turn.pk, type=e.type, data=e.data) for e in events]
+    shown = {
+        e["type"]: e["data"]
+        for e in turn_events_visible(turn_id=turn.pk, events=stored, readable=readable)
+    }
+    answer, followups = turn.answer, list(turn.followups or [])
+    if EventType.CLARIFICATION in shown:
+        answer = shown[EventType.CLARIFICATION].get("question", answer)
+    if EventType.FOLLOWUPS in shown:
+        followups = list(shown[EventType.FOLLOWUPS].get("questions", []))
+    return StoredTurnShown(
+        answer=answer,
+        followups=followups,
+        citations=citations_visible(citations=citations, readable=readable),
+        events=shown,
+    )
 
 
 def citations_visible(

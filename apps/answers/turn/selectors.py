@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from apps.answers.conversations.selectors import owned_one
-from apps.answers.events import Envelope
+from apps.answers.events import TERMINAL_EVENTS, Envelope
 from apps.answers.models import Turn, TurnEvent
 
 
@@ -14,6 +14,14 @@ def turn_events_since(*, turn_id: int, last_seq: int = 0) -> list[Envelope]:
         Envelope(seq=e.seq, turn=turn_id, type=e.type, data=e.data)
         for e in events.only("seq", "type", "data")
     ]
+
+
+def turn_event_terminal(*, turn_id: int) -> Envelope | None:
+    """The turn's stored terminal event (finished or failed), or None while it runs."""
+    stored = TurnEvent.objects.filter(turn_id=turn_id, type__in=TERMINAL_EVENTS).first()
+    if stored is None:
+        return None
+    return Envelope(seq=stored.seq, turn=turn_id, type=stored.type, data=stored.data)
 
 
 def turn_get(*, turn_id: int, user_id: int | None = None) -> Turn:

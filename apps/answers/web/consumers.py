@@ -25,7 +25,7 @@ from typing import Any
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
-from apps.answers.events import Envelope, EventType, failed_data
+from apps.answers.events import TERMINAL_EVENTS, Envelope, EventType, failed_data
 from apps.answers.turn.entry import (
     AskerReadable,
     conversation_id_parse,
@@ -176,13 +176,20 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return
         await self._unfollow()
         self.sent_seq[turn_id] = last_seq  # the client's word for what it already has
-        self._follow(turn_id, last_seq=last_seq)
+        self._follow(turn_id, last_seq=last_seq, resumed=True)
 
     async def _pong(self, content: dict[str, Any]) -> None:
         return None  # the client is alive; receiving it was the point
 
-    def _follow(self, turn_id: int, *, last_seq: int, asker: AskerReadable | None = None) -> None:
-        forward = self._forward(turn_id, last_seq, asker)
+    def _follow(
+        self,
+        turn_id: int,
+        *,
+        last_seq: int,
+        asker: AskerReadable | None = None,
+        resumed: bool = False,
+    ) -> None:
+        forward = self._forward(turn_id, last_seq, asker, resumed=resumed)
         self.following = (turn_id, asyncio.create_task(forward))
 
     def _followed(self) -> int | None:
@@ -190,11 +197,17 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return None
         return self.following[0]
 
-    async def _forward(self, turn_id: int, last_seq: int, asker: AskerReadable | None) -> None:
+    async def _forward(
+        self, turn_id: int, last_seq: int, asker: AskerReadable | None, *, resumed: bool
+    ) -> None:
         try:
             async for envelope in turn_follow(
                 turn_id=turn_id, user_id=self.user_id, last_seq=last_seq, asker=asker
             ):
+                if resumed and envelope["type"] in TERMINAL_EVENTS:
+                    # A resume from past the end gets the end again, though the client
+                    # claimed its seq: it asked, and every follow ends with a terminal event.
+                    self.sent_seq.pop(turn_id, None)
                 self._post(envelope)
         except Exception:
             logger.exception("Following turn %s broke off", turn_id)

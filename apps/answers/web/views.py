@@ -23,7 +23,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from apps.answers.conversations.selectors import conversations_for_user
-from apps.answers.events import Envelope, EventType
+from apps.answers.events import EventType
 from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnEvent
 from apps.answers.turn.citation_numbers import citation_numbers
 from apps.answers.turn.entry import (
@@ -34,7 +34,7 @@ from apps.answers.turn.entry import (
 )
 from apps.answers.turn.live import with_keepalive
 from apps.answers.turn.rejections import REJECTIONS, rejection_code
-from apps.answers.turn.replay import citations_visible, turn_events_visible
+from apps.answers.turn.replay import turn_stored_visible
 from apps.answers.turn.selectors import turn_get
 from apps.answers.turn.services import InvalidQuestion
 from apps.answers.web.conversation_views import chat_sidebar_context
@@ -95,25 +95,19 @@ def _turns(conversation: Conversation, *, user_id: int) -> list[dict[str, Any]]:
 def _turn_view(turn: Turn, readable: frozenset[int] | None) -> dict[str, Any]:
     """What the page shows of a stored turn, without what its reader may no longer read."""
     numbers = citation_numbers(turn.cited)  # type: ignore[attr-defined]
-    cited = citations_visible(citations=turn.cited, readable=readable)  # type: ignore[attr-defined]
-    citations = [_citation_view(numbers[c.alias], c) for c in cited]
-    stored = [
-        Envelope(seq=e.seq, turn=turn.pk, type=e.type, data=e.data)
-        for e in turn.shown_events  # type: ignore[attr-defined]
-    ]
-    shown = {
-        e["type"]: e["data"]
-        for e in turn_events_visible(turn_id=turn.pk, events=stored, readable=readable)
-    }
-    search = shown.get(EventType.SEARCH_RESULTS, {})
+    shown = turn_stored_visible(
+        turn=turn,
+        citations=turn.cited,  # type: ignore[attr-defined]
+        events=turn.shown_events,  # type: ignore[attr-defined]
+        readable=readable,
+    )
+    citations = [_citation_view(numbers[c.alias], c) for c in shown.citations]
+    search = shown.events.get(EventType.SEARCH_RESULTS, {})
     results = [
         {**r, "snippet": mark_only_html(r.get("snippet_html", ""))}
         for r in search.get("results", [])
     ]
-    if EventType.CLARIFICATION in shown:
-        turn.answer = shown[EventType.CLARIFICATION].get("question", turn.answer)
-    if EventType.FOLLOWUPS in shown:
-        turn.followups = shown[EventType.FOLLOWUPS].get("questions", [])
+    turn.answer, turn.followups = shown.answer, shown.followups  # what the template reads
     return {
         "turn": turn,
         "segments": _segments(turn.answer, citations),

@@ -145,6 +145,11 @@ def test_a_citation_outlives_its_chunk_and_document(api: APIClient, user: User) 
     citation = CitationFactory.create(
         turn=TurnFactory.create(conversation=ConversationFactory.create(user=user))
     )
+    # What the turn could read when asked: the owner reads it still, so even the citation of a
+    # document deleted since is theirs to see (the replay filter withholds it from a reader
+    # who lost one of those collections: nobody can say which one the document was in).
+    citation.turn.readable_collections = [citation.document.collection_id]  # type: ignore[union-attr]
+    citation.turn.save(update_fields=["readable_collections"])
     title, snippet = citation.title, citation.snippet
     citation.chunk.document.delete()  # type: ignore[union-attr]  # re-ingested or removed: chunk and document are gone
     assert not Chunk.objects.exists()
