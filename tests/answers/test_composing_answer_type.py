@@ -6,9 +6,12 @@ import pytest
 
 from apps.answers.composing.answer_type import (
     TYPE_TERMS,
+    AnswerKind,
     AnswerType,
+    answer_kind,
     asks_for_quantity,
     expected_answer_type,
+    states_kind,
     states_quantity,
     typed_match,
 )
@@ -28,6 +31,9 @@ from apps.answers.composing.terms import content_terms
         "باشگاه در چه سالی تاسیس شد؟",
         "چه تعداد کارمند دارد؟",
         "حقوق ماهانه چقدر است؟",
+        "ایران چند استان دارد؟",  # before a noun, as the only question word: how many
+        "قیمت بلیت چند است؟",  # before a verb
+        "دوره چند؟",  # alone
     ],
 )
 def test_quantity_questions_are_recognised(query: str) -> None:
@@ -43,6 +49,9 @@ def test_quantity_questions_are_recognised(query: str) -> None:
         "پایتخت اسپانیا کجاست؟",
         "چرا لوط و ابراهیم از هم جدا شدند؟",
         "چندگانگی فرهنگی چیست؟",  # a word that starts with چند is not the question word
+        # «چند» before a noun in a question asked with another word: "several"
+        "چگونه چند فایل را هم‌زمان بارگذاری کنم؟",
+        "آیا می‌توانم چند کاربر را با هم حذف کنم؟",
     ],
 )
 def test_other_questions_are_not(query: str) -> None:
@@ -112,3 +121,49 @@ def test_a_typed_match_needs_the_key_terms_and_an_answer_of_the_asked_type(
 ) -> None:
     key_terms = content_terms(query) - TYPE_TERMS
     assert typed_match(query, key_terms, sentence, content_terms(sentence)) is matches
+
+
+@pytest.mark.parametrize(
+    ("query", "kind"),
+    [
+        ("What is the default log level of the client?", AnswerKind.VALUE),
+        ("maximum upload size?", AnswerKind.VALUE),
+        ("حداکثر حجم فایل چقدر است؟", AnswerKind.VALUE),
+        ("Which option makes the tool print the URLs only?", AnswerKind.NAME),
+        ("What are the arguments of parse_buffer?", AnswerKind.NAME),
+        ("نام فایل تنظیمات چیست؟", AnswerKind.NAME),
+        ("Which command lists the installed packages?", AnswerKind.COMMAND),
+        ("How do I reset my password?", AnswerKind.PROCEDURE),
+        ("چگونه چند فایل را هم‌زمان بارگذاری کنم؟", AnswerKind.PROCEDURE),
+        ("What is a virtual host?", AnswerKind.DEFINITION),
+        ("شبکه خصوصی مجازی چیست؟", AnswerKind.DEFINITION),
+        ("Can contractors book their own hotels?", AnswerKind.YES_NO),
+        ("آیا پیمانکاران می‌توانند هتل رزرو کنند؟", AnswerKind.YES_NO),
+        ("What is the difference between a hard link and a symlink?", AnswerKind.COMPARISON),
+        ("تفاوت مرخصی استحقاقی و استعلاجی چیست؟", AnswerKind.COMPARISON),
+        ("Who approves leave requests?", AnswerKind.PERSON),
+        ("When must claims be submitted?", AnswerKind.DATE),
+        ("Tell me about the travel desk", None),
+    ],
+)
+def test_the_kind_of_answer_a_question_wants(query: str, kind: AnswerKind | None) -> None:
+    assert answer_kind(query) is kind
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "expected"),
+    [
+        ("The default is INFO.", AnswerKind.VALUE, True),
+        ("It defaults to 30 seconds.", AnswerKind.VALUE, True),
+        ("The level says how much is logged.", AnswerKind.VALUE, False),
+        ("Use the --print-uris option.", AnswerKind.NAME, True),
+        ("The state is kept in /var/lib/tool/status.", AnswerKind.NAME, True),
+        ("The state is kept on the disk.", AnswerKind.NAME, False),
+        ("$ tool list --installed", AnswerKind.COMMAND, True),
+        ("The tool lists what is installed.", AnswerKind.COMMAND, False),
+        ("A virtual host is a site served beside others by one server.", AnswerKind.DEFINITION, True),
+        ("A hard link is cheaper than a symlink.", AnswerKind.COMPARISON, True),
+    ],
+)
+def test_a_sentence_states_the_asked_kind(text: str, kind: AnswerKind, expected: bool) -> None:
+    assert states_kind(text, kind, query="What is it?") is expected

@@ -98,3 +98,20 @@ async def test_the_composer_sends_its_signals_and_refuses_below_the_answerabilit
 
 def test_the_shipped_model_reads_every_signal_it_names() -> None:
     assert {name for name, _ in ANSWERABILITY_MODEL.weights} <= set(SIGNAL_NAMES)
+
+
+@pytest.mark.parametrize(
+    ("query", "chosen", "asks", "unstated"),
+    [
+        ("What is the default log level?", "The level says how much is logged.", 1.0, 1.0),
+        ("What is the default log level?", "The default is INFO.", 1.0, 0.0),
+        ("Which option prints the URLs?", "Use the --print-uris option.", 1.0, 0.0),
+        ("Can contractors book hotels?", "Contractors book through the desk.", 0.0, 0.0),
+        ("Tell me about the travel desk", "The desk books trips.", 0.0, 0.0),
+    ],
+)
+def test_whether_the_chosen_sentences_state_the_asked_kind(
+    query: str, chosen: str, asks: float, unstated: float
+) -> None:
+    signals = signals_of(query, scored(chosen, rank=0, score=1.0))
+    assert (signals["asks_kind"], signals["kind_unstated"]) == (asks, unstated)

@@ -13,6 +13,11 @@ chosen sentences), the question and the context's dense scores; nothing is embed
     negated           the question is negated ("which ... did not", "... نمی ...")
     superlative       the question asks for an extreme ("the largest", "بزرگترین")
     asks_quantity     the question asks for a number (answer_type.asks_for_quantity)
+    asks_kind         the question asks for a kind of answer a sentence can be seen to state
+                      (answer_type.answer_kind: a value, a name, a command, a definition ...)
+    kind_unstated     it does, and none of the chosen sentences states one ("what is the
+                      default ...?" answered without a default): for the badge, which no
+                      refusal rule reads yet
 
 Questions made unanswerable on purpose (SQuAD 2.0 style, PersianQA) are asked about the very
 passage retrieved: a swapped name, a negation, a superlative or a figure the passage does not
@@ -40,7 +45,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import astuple, dataclass, fields
 
-from apps.answers.composing.answer_type import asks_for_quantity
+from apps.answers.composing.answer_type import (
+    AnswerKind,
+    answer_kind,
+    asks_for_quantity,
+    states_kind,
+)
 from apps.answers.composing.confidence import sigmoid, top_dense_cosine
 from apps.answers.composing.sentences import Evidence, Scored
 from apps.answers.composing.terms import content_terms, term_weights, weighted_overlap
@@ -71,6 +81,8 @@ class AnswerabilitySignals:
     negated: float
     superlative: float
     asks_quantity: float
+    asks_kind: float = 0.0
+    kind_unstated: float = 0.0
 
     def as_pairs(self) -> tuple[tuple[str, float], ...]:
         return tuple(zip(SIGNAL_NAMES, astuple(self), strict=True))
@@ -97,7 +109,19 @@ def answerability_signals(
         negated=float(bool(_NEGATION.search(text))),
         superlative=float(bool(_SUPERLATIVE.search(text))),
         asks_quantity=float(asks_for_quantity(text)),
+        **kind_signals(query, evidence.chosen),
     )
+
+
+def kind_signals(query: str, chosen: Sequence[Scored]) -> dict[str, float]:
+    """asks_kind and kind_unstated; a yes/no question's answer shows no kind of its own."""
+    kind = answer_kind(query)
+    if kind is None or kind is AnswerKind.YES_NO:
+        return {"asks_kind": 0.0, "kind_unstated": 0.0}
+    stated = any(
+        states_kind(s.sentence.text, kind, query=query, step=s.sentence.step) for s in chosen
+    )
+    return {"asks_kind": 1.0, "kind_unstated": float(not stated)}
 
 
 def missing_terms(query: str, scored: Sequence[Scored]) -> tuple[float, float]:
