@@ -155,16 +155,24 @@ def threshold_choose(
     return max(allowed, default=min(thresholds))
 
 
-def logistic_fit(x: np.ndarray, y: np.ndarray, weights: np.ndarray, l2: float = 1e-3) -> np.ndarray:
+def logistic_fit(
+    x: np.ndarray,
+    y: np.ndarray,
+    weights: np.ndarray,
+    l2: float = 1e-3,
+    offset: np.ndarray | None = None,
+) -> np.ndarray:
     """Weighted logistic regression by Newton's method; x's first column is ones (the
     intercept). The other columns are standardised while fitting, so that the light penalty
-    (which keeps separable data finite) weighs on every feature alike, whatever its spread."""
+    (which keeps separable data finite) weighs on every feature alike, whatever its spread.
+    `offset`: a fixed logit each row starts from (a blend already fitted), the fit adding to it."""
     mean, std = x[:, 1:].mean(axis=0), x[:, 1:].std(axis=0)
     std[std == 0] = 1.0
     z = np.column_stack([x[:, 0], (x[:, 1:] - mean) / std])
+    start = np.zeros(len(y)) if offset is None else offset
     beta = np.zeros(x.shape[1])
     for _ in range(100):
-        p = 1.0 / (1.0 + np.exp(-(z @ beta)))
+        p = 1.0 / (1.0 + np.exp(-(start + z @ beta)))
         gradient = z.T @ (weights * (y - p)) - l2 * beta
         hessian = (z * (weights * p * (1 - p))[:, None]).T @ z + l2 * np.eye(x.shape[1])
         step = np.linalg.solve(hessian, gradient)
@@ -215,6 +223,26 @@ def blend_fit(
         support_weight,
         retrieval_weight,
         tuple((name, round(float(w), 3)) for name, w in zip(signals, weights, strict=True)),
+    )
+
+
+def signals_fit_on_top(
+    sets: Sets, threshold: float, signals: Sequence[str], base: Blend = BLEND
+) -> Blend:
+    """The shipped blend kept as it is (fitted on sets not measured again), with the named
+    signals' weights and an intercept shift fitted on top of its logit, on these sets."""
+    answered = {
+        name: [r for r in rows if not refused_at(r, threshold)] for name, rows in sets.items()
+    }
+    rows = [r for group in answered.values() for r in group]
+    offset = np.array([_logit(confidence_value(r, base)) for r in rows])
+    x = np.array([[1.0] + [r.signals.get(name, 0.0) for name in signals] for r in rows])
+    shift, *weights = logistic_fit(x, _labels(rows), equal_weights(answered), offset=offset)
+    named = dict(base.signal_weights)  # a signal the base already weighs: the fit adds to it
+    for name, weight in zip(signals, weights, strict=True):
+        named[name] = round(named.get(name, 0.0) + float(weight), 3)
+    return dataclasses.replace(
+        base, intercept=round(base.intercept + float(shift), 3), signal_weights=tuple(named.items())
     )
 
 
@@ -320,6 +348,11 @@ def main() -> None:
         default=[],
         help="an answer signal the blend also weighs (repeatable): e.g. unsupported_share",
     )
+    parser.add_argument(
+        "--on-top",
+        action="store_true",
+        help="keep the shipped blend and fit only the --signal weights and an intercept shift",
+    )
     parser.add_argument("--curve-step", type=int, default=2, help="print every n-th threshold")
     parser.add_argument(
         "--refuse-on",
@@ -341,7 +374,11 @@ def main() -> None:
         if args.threshold is not None
         else threshold_choose(fitted, thresholds, max_false_refusals=args.max_false_refusals)
     )
-    blend = blend_fit(fitted, threshold, signals=args.signal)
+    blend = (
+        signals_fit_on_top(fitted, threshold, args.signal)
+        if args.on_top
+        else blend_fit(fitted, threshold, signals=args.signal)
+    )
     print(f"chosen threshold {threshold:.2f}; blend {blend}")
     _print_calibration(every, threshold, blend)
 

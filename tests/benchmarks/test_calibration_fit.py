@@ -21,6 +21,7 @@ from benchmarks.calibration_fit import (
     refused_at,
     rows_read,
     sets_load,
+    signals_fit_on_top,
     threshold_choose,
 )
 
@@ -119,6 +120,12 @@ def test_a_named_signal_that_marks_wrong_answers_gets_a_negative_weight() -> Non
     assert name == "kind_missing" and -3.5 < weight < -1.5
     with_kind, without = (row(0.7, signals={"kind_missing": v}) for v in (0.0, 1.0))
     assert confidence_value(without, blend) < confidence_value(with_kind, blend)
+    on_top = signals_fit_on_top({"a": rows}, 0.0, ["kind_missing"], base=blend)
+    # On top of a blend that already weighs the signal, nothing is left to fit.
+    assert on_top.support_weight == blend.support_weight
+    assert abs(on_top.intercept - blend.intercept) < 0.1
+    weight_on_top = dict(on_top.signal_weights)["kind_missing"]
+    assert abs(weight_on_top - dict(blend.signal_weights)["kind_missing"]) < 0.1
     plain = blend_fit({"a": rows}, 0.0, keyword_only=0.3)
     assert plain.signal_weights == () and confidence_value(without, plain) == confidence_value(
         with_kind, plain
