@@ -83,18 +83,23 @@ class Row:
 Sets = Mapping[str, Sequence[Row]]
 
 
-def rows_read(path: Path) -> list[Row]:
+def rows_read(path: Path, *, label: str = "right") -> list[Row]:
+    """`label` "contained": a row is right when its answer holds an answer string (lines
+    without one are left out); "right": as the set's evaluation scored it."""
     from apps.answers.composing.extractive import CHAIN_SUPPORT_SOURCE
 
     rows = []
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
             data = json.loads(line)
+            if label == "contained" and data.get("contained") is None:
+                continue
+            right = data["contained"] if label == "contained" else data["right"]
             rows.append(
                 Row(
                     answerable=bool(data["answerable"]),
                     refused=bool(data["refused"]),
-                    right=bool(data["right"]),
+                    right=bool(right),
                     support=float(data["support"] or 0.0),
                     chain=data["support_source"] == CHAIN_SUPPORT_SOURCE,
                     cosine=data["cosine"],
@@ -289,7 +294,7 @@ def shipped_confidence(row: Row) -> float:
 
 
 def sets_load(
-    specs: Sequence[str], *, split_groups: bool
+    specs: Sequence[str], *, split_groups: bool, label: str = "right"
 ) -> tuple[dict[str, list[Row]], dict[str, list[Row]]]:
     """NAME=FILE specs -> (fitted sets, held-out sets); a set with passages is split in two."""
     fitted: dict[str, list[Row]] = {}
@@ -298,7 +303,7 @@ def sets_load(
         name, _, path = spec.partition("=")
         if not path:
             raise SystemExit(f"expected NAME=FILE, got {spec!r}")
-        rows = rows_read(Path(path))
+        rows = rows_read(Path(path), label=label)
         if split_groups and any(r.group for r in rows):
             fitted[name], held[f"{name} {HELD_OUT}"] = group_halves(rows)
             held[f"{name} whole"] = rows
@@ -349,6 +354,13 @@ def main() -> None:
         help="an answer signal the blend also weighs (repeatable): e.g. unsupported_share",
     )
     parser.add_argument(
+        "--label",
+        choices=("right", "contained"),
+        default="right",
+        help="what a right answer is: as each set scored it (a gold passage cited, for the "
+        "public sets), or that the answer holds one of the question's answer strings",
+    )
+    parser.add_argument(
         "--on-top",
         action="store_true",
         help="keep the shipped blend and fit only the --signal weights and an intercept shift",
@@ -361,8 +373,8 @@ def main() -> None:
         help="the score the threshold reads: the evidence, or the shipped answerability model's",
     )
     args = parser.parse_args()
-    fitted, held = sets_load(args.fit, split_groups=True)
-    reported, _ = sets_load(args.report, split_groups=False)
+    fitted, held = sets_load(args.fit, split_groups=True, label=args.label)
+    reported, _ = sets_load(args.report, split_groups=False, label=args.label)
     thresholds = THRESHOLDS
     if args.refuse_on == "answerability":
         fitted, held, reported = (answerability_scored(s) for s in (fitted, held, reported))

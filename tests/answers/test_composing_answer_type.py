@@ -161,7 +161,11 @@ def test_the_kind_of_answer_a_question_wants(query: str, kind: AnswerKind | None
         ("The state is kept on the disk.", AnswerKind.NAME, False),
         ("$ tool list --installed", AnswerKind.COMMAND, True),
         ("The tool lists what is installed.", AnswerKind.COMMAND, False),
-        ("A virtual host is a site served beside others by one server.", AnswerKind.DEFINITION, True),
+        (
+            "A virtual host is a site served beside others by one server.",
+            AnswerKind.DEFINITION,
+            True,
+        ),
         ("A hard link is cheaper than a symlink.", AnswerKind.COMPARISON, True),
     ],
 )

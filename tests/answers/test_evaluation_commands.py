@@ -100,6 +100,8 @@ def test_evaluate_answers_scores_citations_and_refusals(
     assert set(signals) == {"q1", "q2", "q3"}
     assert signals["q1"]["answerable"] is True and signals["q1"]["right"] is True
     assert signals["q3"]["answerable"] is False and signals["q3"]["right"] is False
+    # Cited, but "It says so." holds no answer string: right by citation, not contained.
+    assert signals["q1"]["contained"] is False and signals["q3"]["contained"] is False
     assert all(line["refused"] is False and line["set"] == "tiny" for line in signals.values())
     assert {line["support"] for line in signals.values()} == {0.8}
     assert {line["support_source"] for line in signals.values()} == {"test"}

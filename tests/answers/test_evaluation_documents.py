@@ -275,6 +275,7 @@ def test_the_command_ingests_the_folder_asks_every_question_and_scores_it(
     assert set(lines) == {"leave", "vpn", "vpn-docs", "parking"}
     assert lines["leave"]["support"] == 0.95 and lines["leave"]["support_source"] == "test"
     assert lines["leave"]["right"] and lines["leave"]["set"] == "handbook"
+    assert lines["leave"]["contained"] and not lines["parking"]["contained"]
     assert lines["leave"]["cosine"] is not None and lines["leave"]["group"] == "leave.md"
     assert lines["parking"]["refused"] and lines["parking"]["refusal_reason"] == "no evidence"
     assert not lines["parking"]["answerable"] and lines["vpn-docs"]["support"] is None

@@ -159,3 +159,20 @@ def test_signal_files_round_trip_and_a_passage_set_is_split(tmp_path: Path) -> N
     assert [r.group for r in fitted["pqa"]] == ["p0"]
     assert [r.group for r in held["pqa held-out half"]] == ["p1"]
     assert len(held["pqa whole"]) == 2
+
+
+def test_the_contained_label_rates_the_answer_shown_and_skips_lines_without_answers(
+    tmp_path: Path,
+) -> None:
+    def line(query_id: str, *, right: bool, contained: bool | None) -> QuestionSignals:
+        return QuestionSignals(
+            set="s", query_id=query_id, group="", answerable=True, refused=False,
+            refusal_reason="", right=right, support=0.6, support_source="evidence-coverage",
+            cosine=0.9, agreed=True, confidence=0.7, answerability={}, contained=contained,
+        )  # fmt: skip
+
+    path = tmp_path / "signals.jsonl"
+    lines = [line("cited", right=True, contained=False), line("both", right=True, contained=True)]
+    signals_write(path, [*lines, line("no answers", right=True, contained=None)])
+    assert [r.right for r in rows_read(path)] == [True, True, True]
+    assert [r.right for r in rows_read(path, label="contained")] == [False, True]

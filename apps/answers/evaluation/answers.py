@@ -232,8 +232,7 @@ def _score(scores: AnswerScores, query: BeirQuery, answered: AnsweredQuestion) -
 def _score_answerable(scores: AnswerScores, query: BeirQuery, answered: AnsweredQuestion) -> None:
     scores.refused_answerable.append(answered.refused)
     scores.gold_cited.append(any(doc in query.relevant for doc in answered.cited_documents))
-    gold = query.extra.get("answers")
-    golds = [str(a) for a in gold if str(a).strip()] if isinstance(gold, list) else []
+    golds = _golds(query)
     # A refusal is not an answer, whatever titles it lists.
     text = "" if answered.refused else answered.text
     scores.gold_contained.append(contains_answer(text, golds))
@@ -261,4 +260,17 @@ def _signals(
         agreed=features.agreed if features else False,
         confidence=answered.confidence,
         answerability=dict(answered.answerability),
+        contained=_contained(query, answered),
     )
+
+
+def _golds(query: BeirQuery) -> list[str]:
+    gold = query.extra.get("answers")
+    return [str(a) for a in gold if str(a).strip()] if isinstance(gold, list) else []
+
+
+def _contained(query: BeirQuery, answered: AnsweredQuestion) -> bool | None:
+    golds = _golds(query)
+    if query.extra.get("is_impossible"):
+        return False
+    return contains_answer(answered.text, golds) if golds else None

@@ -99,6 +99,7 @@ class QuestionRecord:
             agreed=bool(inputs.get("agreed", False)),
             confidence=self.confidence or 0.0,
             answerability={k: float(v) for k, v in dict(inputs.get("signals", {})).items()},
+            contained=self.correct and self.answerable,
         )
 
 

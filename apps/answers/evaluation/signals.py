@@ -31,6 +31,10 @@ class QuestionSignals:
     agreed: bool
     confidence: float  # the blend shipped when the line was written
     answerability: dict[str, float]  # the composer's answerability signals, by name
+    # The answer text holds one of the question's answer strings (whether or not it was a
+    # refusal, as `right`); None for a set without answer strings. calibration_fit.py
+    # --label contained fits the badge to it: the badge rates the answer shown.
+    contained: bool | None = None
 
 
 def signals_write(path: Path, signals: Iterable[QuestionSignals]) -> None:
