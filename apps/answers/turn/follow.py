@@ -24,7 +24,7 @@ from apps.answers.turn.leases import turn_follow_check, turn_followed
 from apps.answers.turn.live import Signal, Subscription, turn_notices
 from apps.answers.turn.notices import Notice
 from apps.answers.turn.replay import readable_lost, turn_events_visible
-from apps.answers.turn.selectors import turn_event_terminal, turn_events_since
+from apps.answers.turn.selectors import turn_events_resumed
 from apps.corpus.access import user_collection_ids_readable
 from ragplatform.db_threads import db_call, db_threads_detached
 
@@ -68,12 +68,7 @@ class _Follower:
         return self.stored()
 
     def stored(self) -> list[Envelope]:
-        events = turn_events_since(turn_id=self.turn_id, last_seq=self.last_seq)
-        if not events:
-            # Nothing after `last_seq`: a follower already past the end of a turn that ended
-            # gets its terminal event again, rather than waiting for events that never come.
-            terminal = turn_event_terminal(turn_id=self.turn_id)
-            events = [] if terminal is None else [terminal]
+        events = turn_events_resumed(turn_id=self.turn_id, last_seq=self.last_seq)
         return self._passed(events)
 
     def _passed(self, events: list[Envelope]) -> list[Envelope]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.db.models import Q
+
 from apps.answers.conversations.selectors import owned_one
 from apps.answers.events import TERMINAL_EVENTS, Envelope
 from apps.answers.models import Turn, TurnEvent
@@ -16,12 +18,19 @@ def turn_events_since(*, turn_id: int, last_seq: int = 0) -> list[Envelope]:
     ]
 
 
-def turn_event_terminal(*, turn_id: int) -> Envelope | None:
-    """The turn's stored terminal event (finished or failed), or None while it runs."""
-    stored = TurnEvent.objects.filter(turn_id=turn_id, type__in=TERMINAL_EVENTS).first()
-    if stored is None:
-        return None
-    return Envelope(seq=stored.seq, turn=turn_id, type=stored.type, data=stored.data)
+def turn_events_resumed(*, turn_id: int, last_seq: int) -> list[Envelope]:
+    """What a follower from `last_seq` is sent from the store, in one query: the events after
+    it, or, when there are none and the turn has ended, its terminal event again (a follower
+    at or past the end must end, not wait for events that never come)."""
+    stored = (
+        TurnEvent.objects.filter(turn_id=turn_id)
+        .filter(Q(seq__gt=last_seq) | Q(type__in=TERMINAL_EVENTS))
+        .order_by("seq")
+        .only("seq", "type", "data")
+    )
+    events = [Envelope(seq=e.seq, turn=turn_id, type=e.type, data=e.data) for e in stored]
+    after = [e for e in events if e["seq"] > last_seq]
+    return after or events
 
 
 def turn_get(*, turn_id: int, user_id: int | None = None) -> Turn:
