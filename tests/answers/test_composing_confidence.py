@@ -12,7 +12,7 @@ from apps.answers.composing import (
     expected_calibration_error,
     retrieval_quality,
 )
-from apps.answers.composing.confidence import BLEND
+from apps.answers.composing.confidence import BLEND, RetrievalFeatures, quality_of
 from apps.answers.retrieval.types import Candidate, RetrievedChunk
 
 
@@ -85,8 +85,8 @@ def test_retrieval_quality_follows_the_top_cosine_and_leg_agreement() -> None:
         return retrieval_quality([retrieved(candidate)])
 
     assert quality(BLEND.cosine_midpoint, agreed=False) == pytest.approx(0.5)
-    assert quality(0.78, agreed=False) < 0.15
-    assert quality(0.97, agreed=False) > 0.85
+    assert quality(BLEND.cosine_midpoint - 0.15, agreed=False) < 0.15
+    assert quality(BLEND.cosine_midpoint + 0.15, agreed=False) > 0.85
     assert quality(0.88, agreed=True) > quality(0.88, agreed=False)
     values = [quality(c / 100, agreed=True) for c in range(70, 100)]
     assert values == sorted(values)
@@ -99,7 +99,9 @@ def test_retrieval_quality_uses_the_best_of_the_top_three() -> None:
         retrieved(Candidate(2, dense_rank=1, dense_score=0.93)),
         retrieved(Candidate(3, dense_rank=2, dense_score=0.80)),
     ]
-    assert retrieval_quality(weak_first) > 0.7
+    # The keyword-only first chunk does not hide the dense 0.93 behind it.
+    assert retrieval_quality(weak_first) == quality_of(RetrievalFeatures(0.93, agreed=False))
+    assert retrieval_quality(weak_first) > retrieval_quality(weak_first[:1])
 
 
 def test_retrieval_quality_without_dense_scores_or_chunks() -> None:
