@@ -77,11 +77,15 @@ ANSWER_TEXT = (
 
 
 def handbook_load(
-    embedder: CountingEmbedder, name: str = "Handbook", *, public: bool = True
+    embedder: CountingEmbedder,
+    name: str = "Handbook",
+    *,
+    public: bool = True,
+    documents: Mapping[str, str] = HANDBOOK,
 ) -> Collection:
-    """The handbook, ingested; public unless the test is about who may read it."""
+    """The handbook (or `documents`), ingested; public unless the test is about who may read it."""
     collection = collection_get_or_create(name=name, public=public)
-    for filename, text in HANDBOOK.items():
+    for filename, text in documents.items():
         result = document_submit(collection=collection, filename=filename, data=text.encode())
         document_process(document_id=result.document.pk, embedder=embedder)
     return collection

@@ -20,6 +20,7 @@ from apps.answers.providers.registry import providers_override
 from apps.answers.routing.types import Intent
 from apps.answers.turn.search_results import search_results_data
 from tests.answers.fakes import (
+    HANDBOOK,
     FixedClassifier,
     ScriptedComposer,
     classification,
@@ -38,7 +39,14 @@ SLOW_WORD = "slowly"
 def composer(embedder: CountingEmbedder) -> Iterator[ScriptedComposer]:
     """Answers stream in three pieces 1.5 s apart (several seconds with SLOW_WORD): slow enough
     that a loaded CI machine still sees the answer mid-stream."""
-    handbook_load(embedder)
+    # Follow-ups come from the cited document's own sections: the leave policy has two, each
+    # long enough to be a chunk of its own (RAG_CHUNK_MAX_WORDS is 140).
+    filler = " ".join(["Ask the office team if anything in this section is unclear."] * 12)
+    leave = (
+        f"{HANDBOOK['leave.md']} {filler}\n\n## Carrying days over\n\n"
+        f"Unused days do not carry over to the next year. {filler}"
+    )
+    handbook_load(embedder, documents={**HANDBOOK, "leave.md": leave})
     scripted = ScriptedComposer(delay_for=lambda q: 3.0 if SLOW_WORD in q else 1.5)
     with providers_override(providers_fake(embedder, composer=scripted)):
         yield scripted
