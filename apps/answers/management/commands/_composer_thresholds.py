@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 from django.core.management.base import CommandError, CommandParser
 
@@ -11,7 +12,15 @@ from apps.answers.composing.extractive import ExtractiveComposer
 from apps.answers.providers.registry import Providers
 
 
-def thresholds_arguments(parser: CommandParser) -> None:
+def calibration_arguments(parser: CommandParser) -> None:
+    """--signals and the thresholds: what an evaluate command needs for calibration_fit.py."""
+    parser.add_argument(
+        "--signals",
+        type=Path,
+        default=None,
+        help="write every question's signals to this JSON-lines file "
+        "(for benchmarks/calibration_fit.py)",
+    )
     parser.add_argument(
         "--min-evidence",
         type=float,

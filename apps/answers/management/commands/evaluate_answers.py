@@ -10,8 +10,8 @@ from django.core.management.base import BaseCommand, CommandParser
 from apps.answers.evaluation.answers import answers_evaluate
 from apps.answers.evaluation.signals import signals_write
 from apps.answers.management.commands._composer_thresholds import (
+    calibration_arguments,
     providers_with_thresholds,
-    thresholds_arguments,
 )
 from apps.answers.management.commands._evaluation_dataset import evaluation_dataset_open
 from apps.answers.providers.registry import providers_default
@@ -34,14 +34,7 @@ class Command(BaseCommand):
             default=Strategy.SIMPLE,
             help="retrieval strategy for every question (complex: multi-hop)",
         )
-        parser.add_argument(
-            "--signals",
-            type=Path,
-            default=None,
-            help="write every question's signals to this JSON-lines file "
-            "(for benchmarks/calibration_fit.py)",
-        )
-        thresholds_arguments(parser)
+        calibration_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         dataset: Path = options["dataset"]

@@ -25,8 +25,8 @@ from apps.answers.evaluation.documents import (
 )
 from apps.answers.evaluation.signals import signals_write
 from apps.answers.management.commands._composer_thresholds import (
+    calibration_arguments,
     providers_with_thresholds,
-    thresholds_arguments,
 )
 from apps.answers.providers.registry import providers_default, providers_override
 
@@ -56,14 +56,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--language", action="append", default=[], help="only these languages (en, fa)"
         )
-        parser.add_argument(
-            "--signals",
-            type=Path,
-            default=None,
-            help="write every question's signals to this JSON-lines file "
-            "(for benchmarks/calibration_fit.py)",
-        )
-        thresholds_arguments(parser)
+        calibration_arguments(parser)
         parser.add_argument(
             "--wait",
             type=float,
