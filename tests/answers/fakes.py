@@ -9,6 +9,8 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from asgiref.sync import async_to_sync
+
 from apps.answers.composing.types import (
     ComposeRequest,
     ComposerEvent,
@@ -16,11 +18,15 @@ from apps.answers.composing.types import (
     SupportSignal,
     TextDelta,
 )
+from apps.answers.events import Envelope
+from apps.answers.models import Conversation, Turn
 from apps.answers.providers.chat import ChatError, ChatMessage, ChatUsage
 from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.pipeline import Retriever
 from apps.answers.retrieval.types import Candidate, RetrievedChunk
 from apps.answers.routing.types import Classification, HistoryMessage, Intent, Strategy, Tier
+from apps.answers.turn.run import turn_run
+from apps.answers.turn.services import turn_start
 from apps.corpus.ingestion.services import (
     collection_get_or_create,
     document_process,
@@ -230,3 +236,21 @@ class SureRefuser:
         yield TextDelta("The documents do not say.")
         yield SupportSignal(1.0, "test")
         yield Refusal(reason="scripted refusal")
+
+
+def turn_collected(
+    providers: Providers, question: str, conversation: Conversation | None = None
+) -> tuple[Turn, list[Envelope]]:
+    """A turn started and run to its end through the real turn path; its stored row and events."""
+    turn = turn_start(conversation=conversation or Conversation.objects.create(), question=question)
+
+    async def collect() -> list[Envelope]:
+        return [e async for e in turn_run(turn_id=turn.pk, providers=providers)]
+
+    events = async_to_sync(collect)()
+    turn.refresh_from_db()
+    return turn, events
+
+
+def event_types(events: list[Envelope]) -> list[str]:
+    return [e["type"] for e in events]

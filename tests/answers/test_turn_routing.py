@@ -6,21 +6,24 @@ retrieval, the offline composer)."""
 from __future__ import annotations
 
 import pytest
-from asgiref.sync import async_to_sync
 
 from apps.answers.composing import ExtractiveComposer
-from apps.answers.events import Envelope
 from apps.answers.models import Conversation, Turn, TurnStatus
 from apps.answers.providers.registry import Providers
 from apps.answers.routing.types import Intent, TurnAction
-from apps.answers.turn.run import turn_run
 from apps.answers.turn.services import turn_start
 from apps.corpus.ingestion.services import (
     collection_get_or_create,
     document_process,
     document_submit,
 )
-from tests.answers.fakes import FixedClassifier, classification, providers_fake
+from tests.answers.fakes import (
+    FixedClassifier,
+    classification,
+    event_types,
+    providers_fake,
+    turn_collected,
+)
 from tests.conftest import CountingEmbedder
 
 pytestmark = pytest.mark.django_db
@@ -66,33 +69,18 @@ def _providers(embedder: CountingEmbedder, classifier: FixedClassifier) -> Provi
     return Providers(**{**fake.__dict__, "composer": composer})
 
 
-def _run(
-    providers: Providers, question: str, conversation: Conversation | None = None
-) -> tuple[Turn, list[Envelope]]:
-    turn = turn_start(conversation=conversation or Conversation.objects.create(), question=question)
-
-    async def collect() -> list[Envelope]:
-        return [e async for e in turn_run(turn_id=turn.pk, providers=providers)]
-
-    events = async_to_sync(collect)()
-    turn.refresh_from_db()
-    return turn, events
-
-
-def _kinds(events: list[Envelope]) -> list[str]:
-    return [e["type"] for e in events]
-
-
 def test_a_question_worded_like_a_search_gets_an_answer_with_its_list(
     embedder: CountingEmbedder,
 ) -> None:
     _load(embedder)
     search = FixedClassifier(result=classification(Intent.SEARCH))
 
-    turn, events = _run(_providers(embedder, search), "limit the bandwidth of the copy tool")
+    turn, events = turn_collected(
+        _providers(embedder, search), "limit the bandwidth of the copy tool"
+    )
 
     assert turn.status == TurnStatus.FINISHED and turn.action == TurnAction.HYBRID
-    kinds = _kinds(events)
+    kinds = event_types(events)
     assert "search_results" in kinds and "citation" in kinds
     assert "--bwlimit=RATE" in turn.answer and not turn.refused
     listed = next(e for e in events if e["type"] == "search_results")["data"]["results"]
@@ -103,10 +91,12 @@ def test_a_request_for_documents_keeps_the_bare_list(embedder: CountingEmbedder)
     _load(embedder)
     search = FixedClassifier(result=classification(Intent.SEARCH))
 
-    turn, events = _run(_providers(embedder, search), "find documents about the copy tool")
+    turn, events = turn_collected(
+        _providers(embedder, search), "find documents about the copy tool"
+    )
 
     assert turn.action == TurnAction.SEARCH and turn.answer == ""
-    assert _kinds(events) == ["classification", "search_results", "finished"]
+    assert event_types(events) == ["classification", "search_results", "finished"]
 
 
 @pytest.mark.parametrize(
@@ -119,9 +109,9 @@ def test_a_clear_question_the_router_is_unsure_of_is_answered(
     _load(embedder)
     unsure = FixedClassifier(result=classification(Intent.SEARCH, confidence=0.3))
 
-    turn, events = _run(_providers(embedder, unsure), question)
+    turn, events = turn_collected(_providers(embedder, unsure), question)
 
-    assert "clarification" not in _kinds(events)
+    assert "clarification" not in event_types(events)
     assert turn.action == TurnAction.HYBRID and expected in turn.answer
 
 
@@ -131,9 +121,11 @@ def test_a_question_the_documents_do_not_hold_is_still_clarified(
     _load(embedder)
     unsure = FixedClassifier(result=classification(confidence=0.3))
 
-    turn, events = _run(_providers(embedder, unsure), "which colour do the penguins prefer")
+    turn, events = turn_collected(
+        _providers(embedder, unsure), "which colour do the penguins prefer"
+    )
 
-    assert turn.action == TurnAction.CLARIFY and "clarification" in _kinds(events)
+    assert turn.action == TurnAction.CLARIFY and "clarification" in event_types(events)
 
 
 @pytest.mark.parametrize("intent", [Intent.CONVERSATIONAL, Intent.FACTUAL_QUESTION])
@@ -143,7 +135,7 @@ def test_a_vague_word_gets_a_clarifying_question_offering_sections(
     _load(embedder)
     sure = FixedClassifier(result=classification(intent, confidence=0.95))
 
-    turn, events = _run(_providers(embedder, sure), "settings")
+    turn, events = turn_collected(_providers(embedder, sure), "settings")
 
     assert turn.action == TurnAction.CLARIFY
     data = next(e for e in events if e["type"] == "clarification")["data"]
@@ -156,7 +148,7 @@ def test_chit_chat_the_sections_do_not_name_stays_chat(embedder: CountingEmbedde
     _load(embedder)
     chat = FixedClassifier(result=classification(Intent.CONVERSATIONAL, confidence=0.95))
 
-    turn, _ = _run(_providers(embedder, chat), "never mind")
+    turn, _ = turn_collected(_providers(embedder, chat), "never mind")
 
     assert turn.action == TurnAction.CHAT
 
@@ -187,7 +179,7 @@ def test_a_standalone_question_after_an_unrelated_one_is_searched_as_asked(
     _load(embedder)
     sure = FixedClassifier(result=classification(confidence=0.95))
 
-    turn, _ = _run(_providers(embedder, sure), question, _after(first))
+    turn, _ = turn_collected(_providers(embedder, sure), question, _after(first))
 
     assert [v["kind"] for v in turn.retrieval_trace["variants"]] == ["original"]
 
@@ -196,7 +188,7 @@ def test_a_dependent_question_is_still_rewritten(embedder: CountingEmbedder) -> 
     _load(embedder)
     sure = FixedClassifier(result=classification(confidence=0.95))
 
-    turn, _ = _run(
+    turn, _ = turn_collected(
         _providers(embedder, sure), "and its default?", _after("Which port does the daemon use?")
     )
 

@@ -36,38 +36,23 @@ from tests.answers.fakes import (
     FixedClassifier,
     ScriptedComposer,
     classification,
+    event_types,
     handbook_load,
     providers_fake,
+    turn_collected,
 )
 from tests.conftest import CountingEmbedder
 
 pytestmark = pytest.mark.django_db
 
 
-def _run(
-    providers: Providers, question: str, conversation: Conversation | None = None
-) -> tuple[Turn, list[Envelope]]:
-    turn = turn_start(conversation=conversation or Conversation.objects.create(), question=question)
-
-    async def collect() -> list[Envelope]:
-        return [e async for e in turn_run(turn_id=turn.pk, providers=providers)]
-
-    events = async_to_sync(collect)()
-    turn.refresh_from_db()
-    return turn, events
-
-
-def _types(events: list[Envelope]) -> list[str]:
-    return [e["type"] for e in events]
-
-
 def test_answer_streams_tokens_and_citations_then_exactly_one_terminal(
     embedder: CountingEmbedder,
 ) -> None:
     handbook_load(embedder)
-    turn, events = _run(providers_fake(embedder), "how many days of annual leave?")
+    turn, events = turn_collected(providers_fake(embedder), "how many days of annual leave?")
 
-    types = _types(events)
+    types = event_types(events)
     assert types[0] == "classification" and types[-1] == "finished"
     assert types.count("finished") + types.count("failed") == 1
     assert {"token", "citation", "confidence", "followups"} <= set(types)
@@ -85,7 +70,7 @@ def test_answer_streams_tokens_and_citations_then_exactly_one_terminal(
 
 def test_classification_overlaps_first_pass_retrieval(embedder: CountingEmbedder) -> None:
     handbook_load(embedder)
-    turn, _ = _run(providers_fake(embedder), "how many days of annual leave?")
+    turn, _ = turn_collected(providers_fake(embedder), "how many days of annual leave?")
     spans = turn.timings_ms["spans"]
     retrieval_start, retrieval_end = spans["first_pass_retrieval"]
     classify_start, _ = spans["classification"]
@@ -97,7 +82,7 @@ def test_enum_values_travel_and_are_stored_as_their_plain_strings(
 ) -> None:
     """The stages hand enums along; the wire and the columns see exactly the old strings."""
     handbook_load(embedder)
-    turn, events = _run(providers_fake(embedder), "how many days of annual leave?")
+    turn, events = turn_collected(providers_fake(embedder), "how many days of annual leave?")
     wire = [json.loads(json.dumps(e)) for e in events]
     assert wire == events
     data = wire[0]["data"]
@@ -119,9 +104,9 @@ def test_enum_values_travel_and_are_stored_as_their_plain_strings(
 def test_low_confidence_asks_a_clarifying_question(embedder: CountingEmbedder) -> None:
     handbook_load(embedder)
     unsure = FixedClassifier(result=classification(confidence=0.3))
-    turn, events = _run(providers_fake(embedder, classifier=unsure), "leave thing")
+    turn, events = turn_collected(providers_fake(embedder, classifier=unsure), "leave thing")
 
-    assert _types(events) == ["classification", "clarification", "finished"]
+    assert event_types(events) == ["classification", "clarification", "finished"]
     assert events[0]["data"]["action"] == "clarify"
     assert turn.answer == events[1]["data"]["question"] and turn.action == "clarify"
 
@@ -131,21 +116,21 @@ def test_middling_confidence_bumps_the_tier_and_answers_with_a_document_list(
 ) -> None:
     handbook_load(embedder)
     middling = FixedClassifier(result=classification(confidence=0.6))
-    _, events = _run(providers_fake(embedder, classifier=middling), "annual leave days")
+    _, events = turn_collected(providers_fake(embedder, classifier=middling), "annual leave days")
 
     assert events[0]["data"]["action"] == "hybrid" and events[0]["data"]["tier"] == "T2"
-    assert _types(events)[1] == "search_results" and _types(events)[-1] == "finished"
+    assert event_types(events)[1] == "search_results" and event_types(events)[-1] == "finished"
 
 
 def test_search_intent_returns_ranked_documents_with_highlights(embedder: CountingEmbedder) -> None:
     handbook_load(embedder)
     search = FixedClassifier(result=classification(Intent.SEARCH))
     # A request for documents: the list alone (a question worded as a search is answered too).
-    _, events = _run(
+    _, events = turn_collected(
         providers_fake(embedder, classifier=search), "find documents about travel expenses"
     )
 
-    assert _types(events) == ["classification", "search_results", "finished"]
+    assert event_types(events) == ["classification", "search_results", "finished"]
     results = events[1]["data"]["results"]
     assert results[0]["source_file"] == "expenses.md" and results[0]["rank"] == 1
     assert "<mark>" in results[0]["snippet_html"] and results[0]["url"].endswith("/source/")
@@ -153,9 +138,9 @@ def test_search_intent_returns_ranked_documents_with_highlights(embedder: Counti
 
 def test_conversational_intent_replies_without_retrieval(embedder: CountingEmbedder) -> None:
     chat = FixedClassifier(result=classification(Intent.CONVERSATIONAL))
-    turn, events = _run(providers_fake(embedder, classifier=chat), "hi there")
-    assert _types(events)[-1] == "finished" and "Hello" in turn.answer
-    assert "citation" not in _types(events)
+    turn, events = turn_collected(providers_fake(embedder, classifier=chat), "hi there")
+    assert event_types(events)[-1] == "finished" and "Hello" in turn.answer
+    assert "citation" not in event_types(events)
 
 
 class FailingComposer:
@@ -182,9 +167,9 @@ def test_failure_before_text_falls_back_and_records_it(embedder: CountingEmbedde
             "fallback_composer": ScriptedComposer(),
         }
     )
-    turn, events = _run(providers, "how many days of annual leave?")
+    turn, events = turn_collected(providers, "how many days of annual leave?")
 
-    assert _types(events)[-1] == "finished"
+    assert event_types(events)[-1] == "finished"
     assert turn.composer == "scripted" and turn.fallback_reason == "broken: model_unavailable"
 
 
@@ -197,9 +182,9 @@ def test_failure_mid_answer_ends_with_failed_and_keeps_the_partial_answer(
     providers = Providers(
         **{**providers.__dict__, "composer": broken, "fallback_composer": ScriptedComposer()}
     )
-    turn, events = _run(providers, "how many days of annual leave?")
+    turn, events = turn_collected(providers, "how many days of annual leave?")
 
-    assert _types(events)[-1] == "failed"
+    assert event_types(events)[-1] == "failed"
     assert events[-1]["data"] == {
         "code": "model_interrupted",
         "message": "The model stopped before finishing; the partial answer is kept.",
@@ -211,7 +196,7 @@ def test_failure_mid_answer_ends_with_failed_and_keeps_the_partial_answer(
 def test_aliases_outside_the_context_are_dropped_and_recorded(embedder: CountingEmbedder) -> None:
     handbook_load(embedder)
     composer = ScriptedComposer(pieces=("Leave is twenty-six days [c1][c9].",))
-    turn, events = _run(providers_fake(embedder, composer=composer), "annual leave days?")
+    turn, events = turn_collected(providers_fake(embedder, composer=composer), "annual leave days?")
 
     assert [e["data"]["alias"] for e in events if e["type"] == "citation"] == ["c1"]
     assert turn.dropped_citations == ["c9"]
@@ -275,7 +260,7 @@ def test_a_bumped_turn_starts_from_the_first_pass_instead_of_searching_again(
     handbook_load(embedder)
     providers = providers_fake(embedder, classifier=FixedClassifier(classification(confidence=0.6)))
     before = embedder.queries_embedded
-    turn, events = _run(providers, "annual leave days")
+    turn, events = turn_collected(providers, "annual leave days")
 
     assert events[0]["data"]["strategy"] == "moderate"
     assert embedder.queries_embedded - before == 1  # the first pass's embedding only
@@ -309,7 +294,7 @@ def test_each_turn_end_runs_the_registered_steps_once_with_its_status(
         turn_end_steps_override({"record": ends.append}),
         django_capture_on_commit_callbacks(execute=True),
     ):
-        turn, _ = _run(providers_fake(embedder, composer=composer), "annual leave days?")  # type: ignore[arg-type]
+        turn, _ = turn_collected(providers_fake(embedder, composer=composer), "annual leave days?")  # type: ignore[arg-type]
     assert ends == [TurnEnd(turn.pk, status)]
 
 
@@ -335,7 +320,7 @@ def test_a_follow_up_searches_as_its_standalone_rewrite_in_the_first_pass(
     earlier = turn_start(conversation=conversation, question="What does the company VPN use?")
     Turn.objects.filter(pk=earlier.pk).update(answer="WireGuard.", status=TurnStatus.FINISHED)
 
-    turn, _ = _run(providers_fake(embedder), "and how do I set it up?", conversation)
+    turn, _ = turn_collected(providers_fake(embedder), "and how do I set it up?", conversation)
 
     variants = {v["kind"]: v["text"] for v in turn.retrieval_trace["variants"]}
     assert variants["original"] == "and how do I set it up?"
@@ -351,7 +336,7 @@ def test_a_follow_up_searches_as_its_standalone_rewrite_in_the_first_pass(
 
 def test_a_first_question_is_searched_as_asked(embedder: CountingEmbedder) -> None:
     handbook_load(embedder)
-    turn, _ = _run(providers_fake(embedder), "how many days of annual leave?")
+    turn, _ = turn_collected(providers_fake(embedder), "how many days of annual leave?")
     assert [v["kind"] for v in turn.retrieval_trace["variants"]] == ["original"]
 
 
