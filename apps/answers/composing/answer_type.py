@@ -20,7 +20,7 @@ wording is far from the question's ("per diem" / "60 euros a day").
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from enum import StrEnum
 
 from apps.answers.composing.terms import content_terms, word_set
@@ -307,8 +307,9 @@ def answer_kind(query: str) -> AnswerKind | None:
 _DEFAULT_STATED = re.compile(
     r"\bdefaults?\s+(?:\w+\s+){0,3}?(?:is|are|was|to|of|:|=)\s*\S|\bdefault(?:s)?:"
     r"|\b(?:is|are)\s+\S+\s+by\s+default\b|\bby\s+default\b|\b(?:maximum|minimum|limit)\s+is\b"
-    r"|پیش\S?فرض\s+\S+"
+    r"|\((?:the\s+)?default\)|پیش\S?فرض\s+\S+"  # "yes or no (the default)"
 )
+_DEFAULT_ASKED = re.compile(r"\bdefaults?\b|(?:^|\s)پیش\S?فرض", re.IGNORECASE)
 _NAME_TOKEN = re.compile(
     r"(?:^|[\s(\"'`])(?:--?[A-Za-z][\w-]*|[~.]?/[\w.-]+(?:/[\w.-]*)*|\w+\.[a-z]{1,5}\b"
     r"|[A-Za-z]\w*_\w+|[a-z]+[A-Z]\w*|[A-Z]{2,}[A-Z0-9_]*|\w+\(\)|\w+::\w+)|`[^`]+`"
@@ -347,3 +348,16 @@ def states_kind(text: str, kind: AnswerKind, *, query: str, step: bool = False) 
     if kind is AnswerKind.COMPARISON:
         return bool(_COMPARES.search(text))
     return False
+
+
+def stated_answer(query: str) -> Callable[[str], bool] | None:
+    """How to tell a sentence that states what the question asks for: the asked kind's test
+    for a value or a date, a stated default for any question about one ("is compression on
+    by default?"); None when the question asks for neither."""
+    kind = answer_kind(query)
+    if kind is AnswerKind.VALUE or kind is AnswerKind.DATE:
+        asked = kind
+        return lambda text: states_kind(text, asked, query=query)
+    if _DEFAULT_ASKED.search(normalise_text(query)):
+        return lambda text: bool(_DEFAULT_STATED.search(text))
+    return None

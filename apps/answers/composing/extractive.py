@@ -58,6 +58,7 @@ from apps.answers.composing.answer_type import (
     TYPE_TERMS,
     asks_for_quantity,
     quantity_unstated,
+    stated_answer,
     states_quantity,
     typed_match,
 )
@@ -86,6 +87,7 @@ from apps.answers.composing.sentences import (
     cosines,
     pick,
     sentence_candidates,
+    with_stating_follower,
 )
 from apps.answers.composing.shaping import on_topic, shaped_pieces, with_whole_lists
 from apps.answers.composing.sides import comparison_sides
@@ -279,9 +281,26 @@ class ExtractiveComposer:
             )
             for i, s in enumerate(candidates)
         )
-        chosen = pick(scored, max_sentences=self._max_sentences, max_chars=self._max_chars)
+        picked = pick(scored, max_sentences=self._max_sentences, max_chars=self._max_chars)
+        chosen = self._completed(query, picked, scored)
         typed = typed_answer(query, query_terms, chosen)
         return Evidence(scored, chosen, evidence_value(query_terms, chosen, scored, typed=typed))
+
+    def _completed(
+        self, query: str, chosen: Sequence[Scored], scored: Sequence[Scored], *, limit: int = 0
+    ) -> tuple[Scored, ...]:
+        """With the sentence after the best that states what was asked, when the best does not
+        (sentences.with_stating_follower)."""
+        states = stated_answer(query)
+        if states is None:
+            return tuple(chosen)
+        return with_stating_follower(
+            chosen,
+            scored,
+            states=states,
+            max_sentences=limit or self._max_sentences,
+            max_chars=self._max_chars,
+        )
 
     def _score(
         self,
@@ -299,6 +318,7 @@ class ExtractiveComposer:
     def _answer_pieces(self, request: ComposeRequest, evidence: Evidence) -> list[str]:
         if request.hybrid:
             summary = pick(evidence.scored, max_sentences=2, max_chars=self._max_chars)
+            summary = self._completed(request.query, summary, evidence.scored, limit=2)
             return self._shaped(request, summary, evidence.scored)
         if asks_for_code(request.query):  # the command or configuration itself (code.py)
             quoted = code_pieces(evidence.scored)

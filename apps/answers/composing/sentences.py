@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +18,10 @@ from apps.corpus.text import split_sentences, words
 Vector = npt.NDArray[np.float32]
 
 RELATIVE_FLOOR = 0.6  # a further sentence must score at least this share of the best one
+# How far after the best sentence the one that states what was asked may stand (see
+# `with_stating_follower`): a manual's entry says what an option is, then its argument, then
+# its default, rarely more than three sentences on.
+FOLLOWER_REACH = 3
 
 
 @dataclass(frozen=True)
@@ -203,3 +207,63 @@ def pick(scored: Sequence[Scored], *, max_sentences: int, max_chars: int) -> tup
         chosen.append(candidate)
         used += len(candidate.sentence.text) + 1
     return tuple(sorted(chosen, key=lambda s: (s.sentence.rank, s.sentence.position)))
+
+
+# Where a manual's next entry begins: a sentence led by the name it describes, not a word of
+# prose ("notifempty Do not rotate ...", "NumberOfPasswordPrompts Specifies ...",
+# "-d, --debug Turn on ..."): a lower-case word, an option, or a name with inner capitals.
+_ENTRY_HEAD = re.compile(r"^(?:[a-z][\w.-]*\s|--?\w|[A-Z][a-z0-9]+[A-Z]\w*\s)")
+
+
+def with_stating_follower(
+    chosen: Sequence[Scored],
+    scored: Sequence[Scored],
+    *,
+    states: Callable[[str], bool],
+    max_sentences: int,
+    max_chars: int,
+) -> tuple[Scored, ...]:
+    """The chosen sentences, and the one after the best that states what was asked when the
+    best does not: "NumberOfPasswordPrompts Specifies the number of password prompts before
+    giving up." names the option asked about and matches the question best, while "The
+    default is 3." two sentences on states the answer and matches nothing but "default". It
+    is taken from the same paragraph, within FOLLOWER_REACH sentences, before another entry
+    begins; the lowest-scored others make room for it."""
+    if not chosen:
+        return tuple(chosen)
+    best = max(chosen, key=lambda s: s.score)
+    if states(best.sentence.text):
+        return tuple(chosen)
+    follower = _stating_follower(best.sentence, scored, states=states)
+    if follower is None or any(s.sentence == follower.sentence for s in chosen):
+        return tuple(chosen)
+    kept = sorted(chosen, key=lambda s: -s.score)
+    while kept and (
+        len(kept) >= max_sentences
+        or sum(len(s.sentence.text) + 1 for s in kept) + len(follower.sentence.text) > max_chars
+    ):
+        if len(kept) == 1:
+            break  # the best stays, whatever the follower's length
+        kept.pop()
+    return tuple(sorted([*kept, follower], key=lambda s: (s.sentence.rank, s.sentence.position)))
+
+
+def _stating_follower(
+    anchor: Sentence, scored: Sequence[Scored], *, states: Callable[[str], bool]
+) -> Scored | None:
+    after = sorted(
+        (
+            s
+            for s in scored
+            if s.sentence.alias == anchor.alias
+            and s.sentence.line == anchor.line
+            and 0 < s.sentence.position - anchor.position <= FOLLOWER_REACH
+        ),
+        key=lambda s: s.sentence.position,
+    )
+    for candidate in after:
+        if _ENTRY_HEAD.match(candidate.sentence.text):
+            return None  # the next entry: what it states is about another name
+        if states(candidate.sentence.text):
+            return candidate
+    return None

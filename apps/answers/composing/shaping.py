@@ -32,7 +32,8 @@ MIN_OWN_COVERAGE = 0.5
 
 
 def on_topic(chosen: Sequence[Scored], query_terms: frozenset[str]) -> list[Scored]:
-    """The chosen sentences without those from sections unrelated to the question."""
+    """The chosen sentences without those from sections unrelated to the question; the best
+    sentence's own paragraph is on its topic (a default stated after the option it is of)."""
     if not chosen or not query_terms:
         return list(chosen)
     best = max(chosen, key=lambda s: s.score)
@@ -40,6 +41,7 @@ def on_topic(chosen: Sequence[Scored], query_terms: frozenset[str]) -> list[Scor
         s
         for s in chosen
         if s is best
+        or (s.sentence.alias, s.sentence.line) == (best.sentence.alias, best.sentence.line)
         or s.sentence.heading_terms & query_terms
         or len(s.sentence.terms & query_terms) >= MIN_OWN_COVERAGE * len(query_terms)
     ]
