@@ -53,6 +53,8 @@ class OpenAIView(APIView):
     authentication_classes = [BearerTokenAuthentication]
     permission_classes = [IsAuthenticated]
     parser_classes = [JSONParser]
+    # OpenAI's published API, not the platform's: left out of /api/schema/ (docs/guide/16).
+    schema = None
 
     def get_exception_handler(self):  # type: ignore[no-untyped-def]  # DRF's own signature
         return openai_exception_handler
