@@ -102,7 +102,7 @@ def test_the_raw_stream_is_server_sent_events_ending_with_done(
 def test_the_message_list_continues_the_stored_conversation(server: Server, world: World) -> None:
     client = _client(server, world.token)
     first = _ask(client)
-    followup = [
+    followup: list[Any] = [
         {"role": "system", "content": "You are a helpful assistant."},
         {"role": "user", "content": QUESTION},
         {"role": "assistant", "content": first.choices[0].message.content},
@@ -116,8 +116,8 @@ def test_the_message_list_continues_the_stored_conversation(server: Server, worl
     )
 
     conversation = first.model_extra["conversation"]
-    assert second.model_extra["conversation"] == conversation
-    assert named.model_extra["conversation"] == conversation
+    assert (second.model_extra or {})["conversation"] == conversation
+    assert (named.model_extra or {})["conversation"] == conversation
     assert Conversation.objects.count() == 1
     assert list(Turn.objects.order_by("index").values_list("index", flat=True)) == [1, 2, 3]
 

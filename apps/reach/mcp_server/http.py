@@ -16,12 +16,13 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
+from django.http import HttpRequest
 from rest_framework.exceptions import APIException, AuthenticationFailed
 
 from apps.reach.mcp_server.tools import SCOPE_BASE_URL, SCOPE_USER, mcp_server_build
 from ragplatform.db_threads import db_call, db_threads_detached
 from ragplatform.errors import FailureCode, error_body
-from ragplatform.login_throttle import ThrottledTokenAuthentication
+from ragplatform.login_throttle import ThrottledTokenAuthentication, client_ip
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -99,8 +100,15 @@ def _header(scope: Scope, name: bytes) -> str:
 
 
 def _address(scope: Scope) -> str:
+    """The client's address as the REST API reads it (X-Forwarded-For behind RAG_PROXY_COUNT
+    proxies), so a failing token is counted per the same address on both."""
     client = scope.get("client")
-    return str(client[0]) if client else "unknown"
+    request = HttpRequest()
+    request.META = {
+        "REMOTE_ADDR": str(client[0]) if client else "",
+        "HTTP_X_FORWARDED_FOR": _header(scope, b"x-forwarded-for"),
+    }
+    return client_ip(request) or "unknown"
 
 
 def _base_url(scope: Scope) -> str:

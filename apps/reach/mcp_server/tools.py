@@ -63,7 +63,7 @@ def mcp_server_build(*, allowed_hosts: list[str], allowed_origins: list[str]) ->
     return server
 
 
-def _asker(ctx: Context) -> tuple[int, str]:  # type: ignore[type-arg]
+def _asker(ctx: Context) -> tuple[int, str]:
     """(user id, base URL for links) of the request the tool serves."""
     request = ctx.request_context.request
     scope = getattr(request, "scope", None)
@@ -76,7 +76,7 @@ def _asker(ctx: Context) -> tuple[int, str]:  # type: ignore[type-arg]
 
 async def search(
     query: Annotated[str, Field(description="What to search for, in words")],
-    ctx: Context,  # type: ignore[type-arg]
+    ctx: Context,
     collections: Annotated[
         list[str] | None, Field(description="Collection names to search (default: all readable)")
     ] = None,
@@ -99,7 +99,7 @@ async def search(
 
 async def ask(
     question: Annotated[str, Field(description="The question, as a person would ask it")],
-    ctx: Context,  # type: ignore[type-arg]
+    ctx: Context,
     collections: Annotated[
         list[str] | None,
         Field(description="Collection names to answer from (default: all readable)"),
@@ -142,7 +142,7 @@ def _reply_data(reply: Reply) -> dict[str, Any]:
 
 async def fetch(
     document: Annotated[int, Field(description="A document id, as search and ask give them")],
-    ctx: Context,  # type: ignore[type-arg]
+    ctx: Context,
     chunk: Annotated[
         int | None, Field(description="A chunk id of that document: the chunk with its neighbours")
     ] = None,
@@ -157,7 +157,7 @@ async def fetch(
         raise ToolError(str(exc)) from exc
 
 
-async def list_collections(ctx: Context) -> dict[str, Any]:  # type: ignore[type-arg]
+async def list_collections(ctx: Context) -> dict[str, Any]:
     """The collections you may search and ask about, with how many documents each holds."""
     user_id, _base_url = _asker(ctx)
     return {"collections": await db_call(collections_listed)(user_id=user_id)}

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import timedelta
+from typing import Any
 
 from asgiref.sync import async_to_sync
 from django.http import StreamingHttpResponse
@@ -56,7 +57,7 @@ class OpenAIView(APIView):
     # OpenAI's published API, not the platform's: left out of /api/schema/ (docs/guide/16).
     schema = None
 
-    def get_exception_handler(self):  # type: ignore[no-untyped-def]  # DRF's own signature
+    def get_exception_handler(self) -> Callable[[Exception, dict[str, Any]], Response | None]:
         return openai_exception_handler
 
     @property
