@@ -1,4 +1,5 @@
 import os
+from typing import Any
 
 from django.core.asgi import get_asgi_application
 
@@ -12,6 +13,8 @@ from django.conf import settings  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 from django.urls import get_resolver  # noqa: E402
 
+from apps.reach.mcp_server.http import PATH as MCP_PATH  # noqa: E402
+from apps.reach.mcp_server.http import McpHttp  # noqa: E402
 from ragplatform.request_limits import BodyLimitMiddleware  # noqa: E402
 from ragplatform.routing import websocket_urlpatterns  # noqa: E402
 
@@ -27,9 +30,22 @@ http_app = (
 # lazily): otherwise the first questions after a start wait for the whole API to import.
 get_resolver().url_patterns  # noqa: B018 - loading it is the point
 
+_django_http = BodyLimitMiddleware(http_app)
+# The MCP server's streamable HTTP (apps/reach/mcp_server/http.py): beside Django, not in it.
+_mcp_http = BodyLimitMiddleware(McpHttp())
+
+
+async def _http_or_mcp(scope: Any, receive: Any, send: Any) -> None:
+    path = scope.get("path", "")
+    if path == MCP_PATH or path.startswith(f"{MCP_PATH}/"):
+        await _mcp_http(scope, receive, send)
+    else:
+        await _django_http(scope, receive, send)
+
+
 application = ProtocolTypeRouter(
     {
-        "http": BodyLimitMiddleware(http_app),
+        "http": _http_or_mcp,
         "websocket": AllowedHostsOriginValidator(
             AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
         ),

@@ -11,6 +11,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include("apps.answers.api.urls")),
+    path("v1/", include("apps.reach.urls")),  # the OpenAI-compatible door
     path("", include("apps.corpus.urls")),
     path("", include("apps.answers.urls")),
 ]

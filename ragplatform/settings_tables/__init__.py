@@ -20,6 +20,7 @@ from ragplatform.settings_tables import (
     database,
     ingestion,
     providers,
+    reach,
     retrieval,
     streaming,
     web,
@@ -39,6 +40,7 @@ AREAS: dict[str, tuple[Row, ...]] = {
     "answers in flight": streaming.ROWS,
     "conversations": conversations.ROWS,
     "analytics": analytics.ROWS,
+    "other clients": reach.ROWS,
 }
 ROWS: tuple[Row, ...] = tuple(row for rows in AREAS.values() for row in rows)
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
