@@ -6,6 +6,7 @@ apart from collapsed whitespace.
 """
 
 from .detect import detect_mime_type, supported_suffixes_text
+from .ocr import OcrOptions
 from .parse import parse_document
 from .types import (
     MIME_TYPE_BY_SUFFIX,
@@ -18,6 +19,7 @@ from .types import (
     EmptyDocument,
     EncryptedDocument,
     ParsedDocument,
+    UnreadPage,
     UnsupportedFileType,
 )
 
@@ -31,7 +33,9 @@ __all__ = [
     "DocumentTooLarge",
     "EmptyDocument",
     "EncryptedDocument",
+    "OcrOptions",
     "ParsedDocument",
+    "UnreadPage",
     "UnsupportedFileType",
     "detect_mime_type",
     "parse_document",

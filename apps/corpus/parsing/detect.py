@@ -11,9 +11,12 @@ import zipfile
 
 from .types import (
     DOCX,
+    JPEG,
     MIME_TYPE_BY_SUFFIX,
     PDF,
+    PNG,
     SUPPORTED_SUFFIXES,
+    TIFF,
     CorruptDocument,
     EmptyDocument,
     UnsupportedFileType,
@@ -22,6 +25,11 @@ from .types import (
 PDF_MAGIC = b"%PDF-"
 # Readers accept the header anywhere in the first KiB (some generators prepend junk).
 PDF_HEADER_WINDOW = 1024
+IMAGE_MAGIC: dict[str, tuple[bytes, ...]] = {
+    PNG: (b"\x89PNG\r\n\x1a\n",),
+    JPEG: (b"\xff\xd8\xff",),
+    TIFF: (b"II*\x00", b"MM\x00*"),
+}
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # legacy Word 97-2003 .doc
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 BINARY_SAMPLE_BYTES = 8 * 1024
@@ -56,6 +64,8 @@ def detect_mime_type(*, filename: str, data: bytes) -> str:
         _check_pdf(data)
     elif mime_type == DOCX:
         _check_docx(data)
+    elif mime_type in IMAGE_MAGIC:
+        _check_image(data, mime_type)
     else:
         _check_text(data)
     return mime_type
@@ -87,6 +97,12 @@ def _check_pdf(data: bytes) -> None:
             "The file is named .pdf but is not a PDF (it has no PDF header); "
             "export it as PDF again and upload it"
         )
+
+
+def _check_image(data: bytes, mime_type: str) -> None:
+    if not data.startswith(IMAGE_MAGIC[mime_type]):
+        kind = mime_type.split("/")[1].upper()
+        raise CorruptDocument(f"The file is not a {kind} image (its first bytes say otherwise)")
 
 
 def _check_docx(data: bytes) -> None:

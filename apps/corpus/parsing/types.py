@@ -13,6 +13,8 @@ DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 HTML = "text/html"
 MARKDOWN = "text/markdown"
 PLAIN_TEXT = "text/plain"
+PNG, JPEG, TIFF = "image/png", "image/jpeg", "image/tiff"
+IMAGE_TYPES = frozenset({PNG, JPEG, TIFF})
 # A chunk's text is its blocks joined by this; reading a chunk back splits on it.
 BLOCK_SEPARATOR = "\n\n"
 
@@ -27,6 +29,11 @@ MIME_TYPE_BY_SUFFIX: dict[str, str] = {
     ".markdown": MARKDOWN,
     ".txt": PLAIN_TEXT,
     ".text": PLAIN_TEXT,
+    ".png": PNG,
+    ".jpg": JPEG,
+    ".jpeg": JPEG,
+    ".tif": TIFF,
+    ".tiff": TIFF,
 }
 SUPPORTED_SUFFIXES: frozenset[str] = frozenset(MIME_TYPE_BY_SUFFIX)
 SUPPORTED_MIME_TYPES: frozenset[str] = frozenset(MIME_TYPE_BY_SUFFIX.values())
@@ -44,6 +51,15 @@ class Block:
     page: int | None
     heading: str | None
     kind: str = TEXT  # TEXT, ITEM (bulleted), STEP (numbered), ROW, HEAD_ROW (table), CODE
+    ocr_confidence: float | None = None  # 0..100 when the page was read by OCR
+
+
+@dataclass(frozen=True)
+class UnreadPage:
+    """A page left out of the document, with the reason, so the rest can still be kept."""
+
+    page: int
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -51,6 +67,7 @@ class ParsedDocument:
     title: str
     mime_type: str
     blocks: tuple[Block, ...]
+    unread_pages: tuple[UnreadPage, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -59,6 +76,7 @@ class Extracted:
 
     title: str | None
     blocks: tuple[Block, ...]
+    unread_pages: tuple[UnreadPage, ...] = ()
 
 
 class DocumentError(Exception):
