@@ -20,9 +20,9 @@ MAX_IMAGE_PAGES = 2000
 
 
 def parse_image(data: bytes, *, ocr: OcrOptions | None = None) -> Extracted:
+    image = _open(data)  # A damaged image says so even where OCR is off.
     if ocr is None:
         raise EmptyDocument("OCR is turned off, so the text of an image cannot be read")
-    image = _open(data)
     collector = BlockCollector()
     scans = ScannedPages(options=ocr)
     try:

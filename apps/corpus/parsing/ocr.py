@@ -23,6 +23,10 @@ from .blocks import collapse_whitespace
 # OSD's script names for the two models installed (tesseract-ocr-eng, tesseract-ocr-fas).
 MODEL_BY_SCRIPT = {"Latin": "eng", "Arabic": "fas"}
 MODELS = ("eng", "fas")
+# Page segmentation modes tried per model. Tesseract's full layout analysis (3) splits short
+# right-aligned Persian lines into false columns (words dropped and doubled); one uniform block
+# (6) reads them whole but drops larger headings, so both run and the more confident wins.
+LAYOUTS = {"eng": (3,), "fas": (3, 6)}
 # Words Tesseract itself scores below this are noise (speckles read as letters).
 MIN_WORD_CONFIDENCE = 30.0
 # A page whose words average below this reads as no text at all (a photo, a blank scan).
@@ -58,7 +62,11 @@ def ocr_image(image: Image.Image, *, options: OcrOptions) -> OcrPage:
     image = _prepared(image)
     model = _script_model(image, timeout=options.page_timeout_s)
     candidates = [model] if model else list(MODELS)
-    pages = [_read(image, model=m, timeout=options.page_timeout_s) for m in candidates]
+    pages = [
+        _read(image, model=m, layout=layout, timeout=options.page_timeout_s)
+        for m in candidates
+        for layout in LAYOUTS[m]
+    ]
     best = max(pages, key=lambda page: page.confidence)
     letters = sum(ch.isalpha() for text in best.paragraphs for ch in text)
     if letters < MIN_PAGE_LETTERS or best.confidence < MIN_PAGE_CONFIDENCE:
@@ -108,10 +116,14 @@ def _script_model(image: Image.Image, *, timeout: float) -> str | None:
     return MODEL_BY_SCRIPT.get(match[1]) if match else None
 
 
-def _read(image: Image.Image, *, model: str, timeout: float) -> OcrPage:
+def _read(image: Image.Image, *, model: str, layout: int, timeout: float) -> OcrPage:
     try:
         data = pytesseract.image_to_data(
-            image, lang=model, output_type=pytesseract.Output.DICT, timeout=timeout
+            image,
+            lang=model,
+            config=f"--psm {layout}",
+            output_type=pytesseract.Output.DICT,
+            timeout=timeout,
         )
     except RuntimeError as exc:
         raise PageUnreadable(f"reading took longer than {timeout:g} s") from exc
