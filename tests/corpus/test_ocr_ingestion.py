@@ -16,6 +16,7 @@ from apps.corpus.models import Document, DocumentStatus
 from tests.answers.fakes import providers_fake, turn_collected
 from tests.conftest import CountingEmbedder
 from tests.corpus import files, scans
+from tests.corpus.office_files import xlsx_bytes
 
 pytestmark = pytest.mark.django_db
 
@@ -79,3 +80,15 @@ def test_pages_over_the_limit_are_recorded_and_the_rest_is_kept(
     assert document.unread_pages == [
         {"page": 2, "reason": "over the limit of 1 OCR pages per document"}
     ]
+
+
+def test_a_question_about_one_cell_is_answered_from_its_row_and_header(
+    embedder: CountingEmbedder,
+) -> None:
+    rows = [["City", "Daily allowance"], ["Tehran", "40 EUR"], ["Berlin", "60 EUR"]]
+    document = _ingest(embedder, "allowances.xlsx", xlsx_bytes({"Travel allowances": rows}))
+    assert document.status == DocumentStatus.READY
+    _, events = turn_collected(providers_fake(embedder), "daily allowance in Berlin?")
+    cited = [e["data"] for e in events if e["type"] == "citation"]
+    assert cited and cited[0]["document"] == document.pk
+    assert "Berlin" in cited[0]["snippet"] and "Daily allowance" in cited[0]["snippet"]

@@ -74,9 +74,18 @@ def chunk_blocks(
 ) -> list[ChunkDraft]:
     drafts: list[ChunkDraft] = []
     for section in _sections(blocks):
+        header = _table_header(section)
         for group in _pack(section.sentences, max_words=max_words, overlap_words=overlap_words):
+            if header is not None and header not in group:
+                group = [header, *group]  # A table's later chunks repeat its header row.
             drafts.append(_draft(len(drafts), title, section, group))
     return drafts
+
+
+def _table_header(section: _Section) -> _Sentence | None:
+    """The header row a section opens with (a sheet, a table under its own heading)."""
+    first = section.sentences[0] if section.sentences else None
+    return first if first is not None and first.line == "| " and "\n|---" in first.text else None
 
 
 def _sections(blocks: Sequence[Block]) -> Iterator[_Section]:

@@ -10,15 +10,20 @@ from .html import parse_html
 from .images import parse_image
 from .markdown import parse_markdown
 from .ocr import OcrOptions
+from .office import parse_pptx
 from .pdf import parse_pdf
+from .sheets import parse_csv, parse_xlsx
 from .text import parse_text
 from .types import (
+    CSV,
     DOCX,
     HTML,
     IMAGE_TYPES,
     MARKDOWN,
     PDF,
     PLAIN_TEXT,
+    PPTX,
+    XLSX,
     EmptyDocument,
     Extracted,
     ParsedDocument,
@@ -33,6 +38,9 @@ PARSERS: dict[str, Parser] = {
     HTML: parse_html,
     MARKDOWN: parse_markdown,
     PLAIN_TEXT: parse_text,
+    PPTX: parse_pptx,
+    XLSX: parse_xlsx,
+    CSV: parse_csv,
 }
 SCAN_PARSERS: dict[str, ScanParser] = {PDF: parse_pdf} | dict.fromkeys(IMAGE_TYPES, parse_image)
 EMPTY_MESSAGES: dict[str, str] = {
@@ -41,6 +49,9 @@ EMPTY_MESSAGES: dict[str, str] = {
     HTML: "The web page contains no readable text",
     MARKDOWN: "The file is empty",
     PLAIN_TEXT: "The file is empty",
+    PPTX: "The presentation contains no text",
+    XLSX: "The spreadsheet contains no values",
+    CSV: "The file is empty",
 }
 IMAGE_EMPTY = "No text could be read in the image"
 

@@ -13,6 +13,9 @@ DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 HTML = "text/html"
 MARKDOWN = "text/markdown"
 PLAIN_TEXT = "text/plain"
+PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+CSV = "text/csv"
 PNG, JPEG, TIFF = "image/png", "image/jpeg", "image/tiff"
 IMAGE_TYPES = frozenset({PNG, JPEG, TIFF})
 # A chunk's text is its blocks joined by this; reading a chunk back splits on it.
@@ -29,6 +32,9 @@ MIME_TYPE_BY_SUFFIX: dict[str, str] = {
     ".markdown": MARKDOWN,
     ".txt": PLAIN_TEXT,
     ".text": PLAIN_TEXT,
+    ".pptx": PPTX,
+    ".xlsx": XLSX,
+    ".csv": CSV,
     ".png": PNG,
     ".jpg": JPEG,
     ".jpeg": JPEG,
