@@ -36,7 +36,7 @@ def test_an_encrypted_presentation_is_refused_as_protected() -> None:
 
 
 def test_a_word_document_named_xlsx_is_refused_by_its_parts() -> None:
-    with pytest.raises(CorruptDocument, match="xl/workbook.xml is missing"):
+    with pytest.raises(CorruptDocument, match=r"xl/workbook\.xml is missing"):
         parse_document(filename="x.xlsx", data=pptx_bytes(SLIDES))
 
 
