@@ -16,7 +16,13 @@ from django.utils import timezone
 
 from apps.corpus.ingestion.chunking import ChunkDraft, chunk_blocks
 from apps.corpus.models import Chunk, Document, DocumentStatus
-from apps.corpus.parsing import EmptyDocument, OcrOptions, ParsedDocument, parse_document
+from apps.corpus.parsing import (
+    Attachment,
+    EmptyDocument,
+    OcrOptions,
+    ParsedDocument,
+    parse_document,
+)
 from apps.corpus.search.embedders import Embedder
 from apps.corpus.search.embedding_cache import EmbeddingCache
 from apps.corpus.text import detect_language, search_config_for
@@ -30,6 +36,8 @@ class ProcessResult:
     chunks_kept: int  # rows reused because their content hash did not change
     embeddings_computed: int
     embeddings_reused: int
+    attachments: tuple[Attachment, ...] = ()  # files inside it: submitted as documents of their own
+    attached: tuple[int, ...] = ()  # the documents they became, waiting to be processed
 
 
 def document_index(
@@ -58,7 +66,10 @@ def document_index(
     vectors, computed = _vectors_for(document, drafts, embedder, report)
     kept = _chunks_swap(document, drafts, vectors, embedder.model_id, parsed)
     document.refresh_from_db()
-    return ProcessResult(document, len(drafts), kept, computed, len(drafts) - computed)
+    reused = len(drafts) - computed
+    return ProcessResult(
+        document, len(drafts), kept, computed, reused, attachments=parsed.attachments
+    )
 
 
 def _vectors_for(

@@ -8,6 +8,7 @@ from .detect import detect_mime_type, filename_stem
 from .docx import parse_docx
 from .html import parse_html
 from .images import parse_image
+from .mail import parse_eml, parse_mbox
 from .markdown import parse_markdown
 from .ocr import OcrOptions
 from .office import parse_pptx
@@ -17,9 +18,11 @@ from .text import parse_text
 from .types import (
     CSV,
     DOCX,
+    EML,
     HTML,
     IMAGE_TYPES,
     MARKDOWN,
+    MBOX,
     PDF,
     PLAIN_TEXT,
     PPTX,
@@ -41,6 +44,8 @@ PARSERS: dict[str, Parser] = {
     PPTX: parse_pptx,
     XLSX: parse_xlsx,
     CSV: parse_csv,
+    EML: parse_eml,
+    MBOX: parse_mbox,
 }
 SCAN_PARSERS: dict[str, ScanParser] = {PDF: parse_pdf} | dict.fromkeys(IMAGE_TYPES, parse_image)
 EMPTY_MESSAGES: dict[str, str] = {
@@ -52,6 +57,8 @@ EMPTY_MESSAGES: dict[str, str] = {
     PPTX: "The presentation contains no text",
     XLSX: "The spreadsheet contains no values",
     CSV: "The file is empty",
+    EML: "The e-mail message has no text",
+    MBOX: "No message in the mailbox has text",
 }
 IMAGE_EMPTY = "No text could be read in the image"
 
@@ -71,6 +78,7 @@ def parse_document(*, filename: str, data: bytes, ocr: OcrOptions | None = None)
         mime_type=mime_type,
         blocks=extracted.blocks,
         unread_pages=extracted.unread_pages,
+        attachments=extracted.attachments,
     )
 
 

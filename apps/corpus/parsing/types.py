@@ -16,6 +16,7 @@ PLAIN_TEXT = "text/plain"
 PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
 XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 CSV = "text/csv"
+EML, MBOX = "message/rfc822", "application/mbox"
 PNG, JPEG, TIFF = "image/png", "image/jpeg", "image/tiff"
 IMAGE_TYPES = frozenset({PNG, JPEG, TIFF})
 # A chunk's text is its blocks joined by this; reading a chunk back splits on it.
@@ -35,6 +36,8 @@ MIME_TYPE_BY_SUFFIX: dict[str, str] = {
     ".pptx": PPTX,
     ".xlsx": XLSX,
     ".csv": CSV,
+    ".eml": EML,
+    ".mbox": MBOX,
     ".png": PNG,
     ".jpg": JPEG,
     ".jpeg": JPEG,
@@ -69,11 +72,20 @@ class UnreadPage:
 
 
 @dataclass(frozen=True)
+class Attachment:
+    """A file carried inside a document (an e-mail's attachment): a document of its own."""
+
+    filename: str
+    data: bytes
+
+
+@dataclass(frozen=True)
 class ParsedDocument:
     title: str
     mime_type: str
     blocks: tuple[Block, ...]
     unread_pages: tuple[UnreadPage, ...] = ()
+    attachments: tuple[Attachment, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -83,6 +95,7 @@ class Extracted:
     title: str | None
     blocks: tuple[Block, ...]
     unread_pages: tuple[UnreadPage, ...] = ()
+    attachments: tuple[Attachment, ...] = ()
 
 
 class DocumentError(Exception):
