@@ -92,3 +92,11 @@ def test_a_question_about_one_cell_is_answered_from_its_row_and_header(
     cited = [e["data"] for e in events if e["type"] == "citation"]
     assert cited and cited[0]["document"] == document.pk
     assert "Berlin" in cited[0]["snippet"] and "Daily allowance" in cited[0]["snippet"]
+
+
+def test_a_table_snippet_shows_rows_not_table_syntax(embedder: CountingEmbedder) -> None:
+    rows = [["City", "Daily allowance"], ["Tehran", "40 EUR"], ["Berlin", "60 EUR"]]
+    _ingest(embedder, "allowances.xlsx", xlsx_bytes({"Travel allowances": rows}))
+    _, events = turn_collected(providers_fake(embedder), "daily allowance in Berlin?")
+    snippet = next(e["data"]["snippet"] for e in events if e["type"] == "citation")
+    assert "| City | Daily allowance |" in snippet and "|---|" not in snippet

@@ -29,7 +29,9 @@ from apps.corpus.parsing import pdf as pdf_module
 from apps.corpus.parsing.blocks import BlockCollector, collapse_whitespace
 from apps.corpus.parsing.detect import looks_binary
 from apps.corpus.parsing.pdf import split_page_text
+from apps.corpus.parsing.types import PPTX, XLSX
 from tests.corpus import files
+from tests.corpus.office_files import pptx_bytes, xlsx_bytes
 
 DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 
@@ -67,7 +69,8 @@ def test_detect_mime_type_by_extension(filename: str, data: bytes, expected: str
 def test_every_detected_type_is_supported() -> None:
     expected = {"application/pdf", DOCX_MIME, "text/html", "text/markdown", "text/plain"}
     images = {"image/png", "image/jpeg", "image/tiff"}
-    assert expected | images == SUPPORTED_MIME_TYPES
+    office = {PPTX, XLSX, "text/csv", "message/rfc822", "application/mbox"}
+    assert expected | images | office == SUPPORTED_MIME_TYPES
 
 
 def _sample(suffix: str) -> bytes:
@@ -75,6 +78,10 @@ def _sample(suffix: str) -> bytes:
         return files.pdf_bytes([["Some text."]])
     if suffix == ".docx":
         return files.handbook_docx()
+    if suffix == ".pptx":
+        return pptx_bytes([("Title", "Body", "Notes")])
+    if suffix == ".xlsx":
+        return xlsx_bytes({"Sheet": [["a", "b"]]})
     if suffix in files.IMAGE_FORMATS:
         return files.image_bytes(files.IMAGE_FORMATS[suffix])
     return b"Some text."

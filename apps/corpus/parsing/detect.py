@@ -127,9 +127,15 @@ def _check_package(data: bytes, mime_type: str) -> None:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             names = set(archive.namelist())
     except (zipfile.BadZipFile, OSError, ValueError) as exc:
-        raise CorruptDocument(f"The file is not a {kind}, or it is damaged") from exc
+        raise CorruptDocument(f"The file is not {_article(kind)}, or it is damaged") from exc
     if member not in names:
-        raise CorruptDocument(f"The file is a zip archive but not a {kind} ({member} is missing)")
+        raise CorruptDocument(
+            f"The file is a zip archive but not {_article(kind)} ({member} is missing)"
+        )
+
+
+def _article(kind: str) -> str:
+    return f"{'an' if kind[0] in 'AEIOU' else 'a'} {kind}"
 
 
 def _check_docx(data: bytes) -> None:
