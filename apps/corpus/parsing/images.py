@@ -31,8 +31,7 @@ def parse_image(data: bytes, *, ocr: OcrOptions | None = None) -> Extracted:
                 raise DocumentTooLarge(
                     f"The image has more than {MAX_IMAGE_PAGES} pages; split it and upload the parts"
                 )
-            page = _frame(frame)
-            scans.read(number, collector, lambda _options, page=page: page)
+            scans.read(number, collector, _FrameImage(_frame(frame)))
     except (OSError, ValueError, EOFError) as exc:
         # A TIFF can be whole up to some frame and broken after it.
         raise CorruptDocument("The image is damaged and could not be read") from exc
@@ -48,6 +47,16 @@ def _open(data: bytes) -> Image.Image:
     except (UnidentifiedImageError, OSError, ValueError, EOFError) as exc:
         raise CorruptDocument("The image is damaged and could not be read") from exc
     return image
+
+
+class _FrameImage:
+    """A frame already in memory, handed to ScannedPages as the page's image."""
+
+    def __init__(self, image: Image.Image) -> None:
+        self.image = image
+
+    def __call__(self, options: OcrOptions) -> Image.Image:
+        return self.image
 
 
 def _frame(frame: Image.Image) -> Image.Image:
