@@ -79,6 +79,10 @@ class Document(models.Model):
     # version is processing or after it failed (the previous chunks stay searchable).
     indexed_sha256 = models.CharField(max_length=64, blank=True)
     chunk_count = models.PositiveIntegerField(default=0)
+    # Pages read by OCR, and pages left out with the reason ([{"page": 3, "reason": "..."}]):
+    # one unreadable page is recorded here while the rest of the document is kept.
+    ocr_pages = models.PositiveIntegerField(default=0)
+    unread_pages = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     ingested_at = models.DateTimeField(null=True, blank=True)
@@ -150,6 +154,9 @@ class Chunk(models.Model):
     search_config = models.CharField(max_length=20)
     search_vector = SearchVectorField(null=True)
     search_length = models.PositiveIntegerField(default=0)  # lexeme occurrences, for BM25
+    # The mean word confidence (0-100) of the page this chunk was read from by OCR; null for
+    # text taken from the file's own text layer.
+    ocr_confidence = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["document_id", "index"]

@@ -12,4 +12,6 @@ from apps.corpus.ingestion.services import document_process
 
 @task()
 def document_process_task(document_id: int) -> None:
-    document_process(document_id=document_id)
+    result = document_process(document_id=document_id)
+    for attached in result.attached:  # an e-mail's attachments, documents of their own
+        document_process_task.enqueue(attached)

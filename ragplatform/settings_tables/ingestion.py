@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragplatform.settings_tables.rows import Choice, Float, Folder, Int
+from ragplatform.settings_tables.rows import Bool, Choice, Float, Folder, Int
 
 MIB = 1024 * 1024
 
@@ -47,4 +47,11 @@ ROWS = (
     ),
     Int("RAG_CHUNK_MAX_WORDS", 140, "The longest chunk, in words.", minimum=20),
     Int("RAG_CHUNK_OVERLAP_WORDS", 25, "Words consecutive chunks share.", minimum=0),
+    # OCR (Tesseract) of scanned PDF pages and images, on the task workers only.
+    Bool("RAG_OCR", True, "Read scanned pages and images with OCR."),
+    Int("RAG_OCR_MAX_PAGES", 200, "Pages of one document read by OCR at most.", minimum=1),
+    Float(
+        "RAG_OCR_PAGE_TIMEOUT_S", 60.0, "Seconds OCR may spend on one page.", low=1.0, high=3600.0
+    ),
+    Int("RAG_OCR_DPI", 200, "Resolution scanned PDF pages are rendered at for OCR.", minimum=72),
 )

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import docx
 from docx.enum.text import WD_BREAK
+from PIL import Image
 from pypdf import PdfReader, PdfWriter
 from reportlab.lib.styles import getSampleStyleSheet
 from reportlab.pdfgen import canvas
@@ -42,6 +43,40 @@ def pdf_bytes(pages: Sequence[Sequence[str]], *, title: str | None = None) -> by
             story.append(PageBreak())
         story.extend(Paragraph(text, style) for text in paragraphs)
     template.build(story)
+    return buffer.getvalue()
+
+
+def outline_pdf(sections: Sequence[tuple[str, str]], *, metadata_title: str | None = None) -> bytes:
+    """One page per (heading, paragraph), each heading drawn large and bookmarked in the
+    outline, as a word processor exports a document with headings."""
+    buffer = io.BytesIO()
+    page = canvas.Canvas(buffer)
+    if metadata_title is not None:
+        page.setTitle(metadata_title)
+    for number, (heading, paragraph) in enumerate(sections):
+        key = f"section-{number}"
+        page.bookmarkPage(key)
+        page.addOutlineEntry(heading, key, level=0)
+        page.setFont("Helvetica-Bold", 20)
+        page.drawString(72, 760, heading)
+        page.setFont("Helvetica", 11)
+        page.drawString(72, 730, paragraph)
+        page.showPage()
+    page.save()
+    return buffer.getvalue()
+
+
+def title_page_pdf(title: str, paragraph: str) -> bytes:
+    """A page whose title is only its largest text: no metadata title, no outline."""
+    buffer = io.BytesIO()
+    page = canvas.Canvas(buffer)
+    page.setFont("Helvetica-Bold", 22)
+    page.drawString(72, 760, title)
+    page.setFont("Helvetica", 11)
+    for i, line in enumerate((paragraph, paragraph, paragraph)):
+        page.drawString(72, 730 - 14 * i, line)
+    page.showPage()
+    page.save()
     return buffer.getvalue()
 
 
@@ -214,3 +249,15 @@ pip   install ragplatform
 
 <div class="note">Raw <em>HTML</em> note.</div>
 """
+
+
+# --- images ------------------------------------------------------------------
+
+IMAGE_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".tif": "TIFF", ".tiff": "TIFF"}
+
+
+def image_bytes(image_format: str, *, size: tuple[int, int] = (64, 64)) -> bytes:
+    """A small blank picture in `image_format` ("PNG", "JPEG", "TIFF")."""
+    buffer = io.BytesIO()
+    Image.new("L", size, color=255).save(buffer, format=image_format)
+    return buffer.getvalue()

@@ -29,7 +29,9 @@ from apps.corpus.parsing import pdf as pdf_module
 from apps.corpus.parsing.blocks import BlockCollector, collapse_whitespace
 from apps.corpus.parsing.detect import looks_binary
 from apps.corpus.parsing.pdf import split_page_text
+from apps.corpus.parsing.types import PPTX, XLSX
 from tests.corpus import files
+from tests.corpus.office_files import pptx_bytes, xlsx_bytes
 
 DOCX_MIME = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 
@@ -66,7 +68,9 @@ def test_detect_mime_type_by_extension(filename: str, data: bytes, expected: str
 
 def test_every_detected_type_is_supported() -> None:
     expected = {"application/pdf", DOCX_MIME, "text/html", "text/markdown", "text/plain"}
-    assert expected == SUPPORTED_MIME_TYPES
+    images = {"image/png", "image/jpeg", "image/tiff"}
+    office = {PPTX, XLSX, "text/csv", "message/rfc822", "application/mbox"}
+    assert expected | images | office == SUPPORTED_MIME_TYPES
 
 
 def _sample(suffix: str) -> bytes:
@@ -74,6 +78,12 @@ def _sample(suffix: str) -> bytes:
         return files.pdf_bytes([["Some text."]])
     if suffix == ".docx":
         return files.handbook_docx()
+    if suffix == ".pptx":
+        return pptx_bytes([("Title", "Body", "Notes")])
+    if suffix == ".xlsx":
+        return xlsx_bytes({"Sheet": [["a", "b"]]})
+    if suffix in files.IMAGE_FORMATS:
+        return files.image_bytes(files.IMAGE_FORMATS[suffix])
     return b"Some text."
 
 
@@ -83,7 +93,7 @@ def test_every_supported_suffix_is_detected_as_its_type(suffix: str) -> None:
     assert detected == MIME_TYPE_BY_SUFFIX[suffix] and detected in SUPPORTED_MIME_TYPES
 
 
-@pytest.mark.parametrize("filename", ["setup.exe", "archive.zip", "photo.JPG", "old.doc"])
+@pytest.mark.parametrize("filename", ["setup.exe", "archive.zip", "photo.HEIC", "old.doc"])
 def test_unknown_extension_is_refused_naming_it_and_the_supported_ones(filename: str) -> None:
     with pytest.raises(UnsupportedFileType) as caught:
         detect_mime_type(filename=filename, data=b"MZ\x90\x00 anything")
@@ -438,10 +448,12 @@ def test_pdf_with_garbage_after_header_is_corrupt() -> None:
 
 
 def test_pdf_without_text_is_empty_with_scan_hint() -> None:
+    # Without OCR (a request, or RAG_OCR off) a scan has no text; the page says why.
     with pytest.raises(EmptyDocument) as caught:
         parse_document(filename="scan.pdf", data=files.image_only_pdf())
     assert str(caught.value) == (
-        "No text could be extracted from this PDF; it may be a scanned image"
+        "No text could be extracted from this PDF; it may be a scanned image "
+        "(page 1: the page has no text layer and OCR is turned off)"
     )
 
 

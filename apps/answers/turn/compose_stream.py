@@ -35,6 +35,7 @@ from apps.answers.streaming import (
 )
 from apps.answers.turn.recorder import EventRecorder
 from apps.answers.turn.services import CitationRecord
+from apps.corpus.text import table_rules_removed
 
 logger = logging.getLogger(__name__)
 
@@ -204,7 +205,7 @@ def citation_record(
         title=source.display_title,
         source_file=source.filename,
         page=source.page,
-        snippet=source.text[:400],
+        snippet=table_rules_removed(source.text)[:400],  # a table's rows, not its syntax
         position=position,
         kind=kind,
     )

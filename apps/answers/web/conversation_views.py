@@ -91,6 +91,8 @@ def chat_strings() -> dict[str, str]:
         "feedback_failed": _("Your feedback was not saved; please try again."),
         "preview_failed": _("This source cannot be shown."),
         "chunk_gone": _("The document has changed since; this is the text the answer cited."),
+        # %(score)s is the page's OCR confidence (0 to 100), filled in by the script.
+        "ocr_read": _("read by OCR, confidence %(score)s of 100"),
         "well_supported": _("Well supported"),
         "partly_supported": _("Partly supported"),
         "not_supported": _("Not supported"),

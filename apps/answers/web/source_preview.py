@@ -73,6 +73,7 @@ def _cited_chunk(citation: Citation, document: Document) -> ChunkView:
         page=citation.page,
         has_previous=False,
         has_next=False,
+        ocr_confidence=None,
     )
 
 

@@ -134,6 +134,8 @@ class DocumentAdmin(admin.ModelAdmin[Document]):
                     "attempts",
                     "queued_at",
                     "chunks_link",
+                    "ocr_pages",
+                    "unread_pages",
                     "sha256",
                     "indexed_sha256",
                     "created_at",
@@ -337,6 +339,7 @@ CHUNK_DETAIL_FIELDS = (
     "char_span",
     "token_count",
     "language",
+    "ocr_confidence",
     "search_config",
     "content_hash",
     "embedding_model",
@@ -354,6 +357,7 @@ class ChunkAdmin(ReadOnlyAdmin):
         "heading",
         "token_count",
         "language",
+        "ocr_confidence",
         "short_text",
     ]
     list_display_links = ["index", "short_text"]

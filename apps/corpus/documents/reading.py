@@ -32,6 +32,7 @@ class ChunkView:
     page: int | None
     has_previous: bool
     has_next: bool
+    ocr_confidence: float | None  # the page was read by OCR, with this confidence (0-100)
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def document_readable_get(*, document_id: int, readable: frozenset[int] | None) 
 def chunk_view_get(*, document: Document, index: int) -> ChunkView | None:
     chunk = (
         Chunk.objects.filter(document=document, index=index)
-        .only("index", "text", "heading", "page")
+        .only("index", "text", "heading", "page", "ocr_confidence")
         .first()
     )
     if chunk is None:
@@ -75,6 +76,7 @@ def chunk_view_get(*, document: Document, index: int) -> ChunkView | None:
         page=chunk.page,
         has_previous=index - 1 in around,
         has_next=index + 1 in around,
+        ocr_confidence=chunk.ocr_confidence,
     )
 
 
@@ -107,17 +109,23 @@ def chunks_around(*, chunk_ids: Sequence[int], reach: int) -> list[ChunkRow]:
 
 def document_blocks_read(*, document: Document, cited_chunk: int | None = None) -> list[ReadBlock]:
     """The original's text, block by block, parsed again from the stored file (so Markdown and
-    HTML arrive as plain text). Blocks that overlap the chunk `cited_chunk` are marked.
+    HTML arrive as plain text). Blocks that overlap the chunk `cited_chunk` are marked. Pages
+    read by OCR are not read again in a request: their text comes from the stored chunks.
 
     Raises OSError or ValueError when the file is gone, DocumentError when it no longer parses.
     """
+    if document.ocr_pages:
+        return _blocks_with_scans(document, cited_chunk)
     with document.file.open("rb") as handle:
         parsed = parse_document(filename=document.filename, data=handle.read())
-    span = _chunk_span(document, cited_chunk)
+    return _blocks_of(parsed.blocks, _chunk_span(document, cited_chunk))
+
+
+def _blocks_of(parsed: Sequence[Block], span: tuple[int, int] | None) -> list[ReadBlock]:
     blocks: list[ReadBlock] = []
     offset = 0
     # The offsets are those chunking gave its chunks: normalised blocks, empty ones skipped.
-    for block in parsed.blocks:
+    for block in parsed:
         text = normalise_text(block.text)
         if not text:
             continue
@@ -126,6 +134,17 @@ def document_blocks_read(*, document: Document, cited_chunk: int | None = None) 
         blocks.append(_read_block(block, text, cited=cited))
         offset = end + len(BLOCK_SEPARATOR)
     return blocks
+
+
+def _blocks_with_scans(document: Document, cited_chunk: int | None) -> list[ReadBlock]:
+    """The stored chunks in order: those of a document with scanned pages hold its only text."""
+    chunks = Chunk.objects.filter(document=document).only("index", "text", "heading", "page")
+    return [
+        ReadBlock(
+            text=c.text, kind="text", heading=c.heading, page=c.page, cited=c.index == cited_chunk
+        )
+        for c in chunks.order_by("index")
+    ]
 
 
 def _chunk_span(document: Document, index: int | None) -> tuple[int, int] | None:
@@ -158,6 +177,7 @@ def chunk_payload(*, document: Document, chunk: ChunkView) -> dict[str, object]:
         "text": chunk.text,
         "heading": chunk.heading,
         "page": chunk.page,
+        "ocr_confidence": chunk.ocr_confidence,
         "previous_url": chunk_url(chunk.index - 1) if chunk.has_previous else None,
         "next_url": chunk_url(chunk.index + 1) if chunk.has_next else None,
         "read_url": f"{reverse('document-read', args=[document.pk])}?chunk={chunk.index}#cited",

@@ -48,6 +48,7 @@ class ChunkDraft:
     language: str
     embed_text: str  # what the embedder sees: title and heading give the passage its context
     content_hash: str
+    ocr_confidence: float | None = None  # the page's, when it was read by OCR
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ class _Section:
     heading: str
     page: int | None
     sentences: tuple[_Sentence, ...]
+    ocr_confidence: float | None = None
 
 
 def chunk_blocks(
@@ -72,9 +74,18 @@ def chunk_blocks(
 ) -> list[ChunkDraft]:
     drafts: list[ChunkDraft] = []
     for section in _sections(blocks):
+        header = _table_header(section)
         for group in _pack(section.sentences, max_words=max_words, overlap_words=overlap_words):
+            if header is not None and header not in group:
+                group = [header, *group]  # A table's later chunks repeat its header row.
             drafts.append(_draft(len(drafts), title, section, group))
     return drafts
+
+
+def _table_header(section: _Section) -> _Sentence | None:
+    """The header row a section opens with (a sheet, a table under its own heading)."""
+    first = section.sentences[0] if section.sentences else None
+    return first if first is not None and first.line == "| " and "\n|---" in first.text else None
 
 
 def _sections(blocks: Sequence[Block]) -> Iterator[_Section]:
@@ -83,21 +94,22 @@ def _sections(blocks: Sequence[Block]) -> Iterator[_Section]:
     current: list[_Sentence] = []
     key: tuple[str, int | None] | None = None
     previous, step = TEXT, 0
+    confidence: float | None = None  # sections never cross a page, so one page's confidence
     for block in blocks:
         text = _code_text(block.text) if block.kind == CODE else normalise_text(block.text)
         if not text:
             continue
         block_key = (block.heading or "", block.page)
         if key is not None and block_key != key and current:
-            yield _Section(key[0], key[1], tuple(current))
+            yield _Section(key[0], key[1], tuple(current), confidence)
             current, previous = [], TEXT
-        key = block_key
+        key, confidence = block_key, block.ocr_confidence
         step = step + 1 if block.kind == STEP and previous == STEP else 1
         current.extend(_block_sentences(text, offset, block.kind, previous, step))
         offset += len(text) + len(BLOCK_SEPARATOR)
         previous = block.kind
     if key is not None and current:
-        yield _Section(key[0], key[1], tuple(current))
+        yield _Section(key[0], key[1], tuple(current), confidence)
 
 
 def _block_sentences(
@@ -230,6 +242,7 @@ def _draft(index: int, title: str, section: _Section, group: list[_Sentence]) ->
         language=detect_language(text),
         embed_text=embed_text,
         content_hash=digest,
+        ocr_confidence=section.ocr_confidence,
     )
 
 

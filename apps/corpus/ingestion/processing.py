@@ -16,7 +16,13 @@ from django.utils import timezone
 
 from apps.corpus.ingestion.chunking import ChunkDraft, chunk_blocks
 from apps.corpus.models import Chunk, Document, DocumentStatus
-from apps.corpus.parsing import EmptyDocument, parse_document
+from apps.corpus.parsing import (
+    Attachment,
+    EmptyDocument,
+    OcrOptions,
+    ParsedDocument,
+    parse_document,
+)
 from apps.corpus.search.embedders import Embedder
 from apps.corpus.search.embedding_cache import EmbeddingCache
 from apps.corpus.text import detect_language, search_config_for
@@ -30,6 +36,8 @@ class ProcessResult:
     chunks_kept: int  # rows reused because their content hash did not change
     embeddings_computed: int
     embeddings_reused: int
+    attachments: tuple[Attachment, ...] = ()  # files inside it: submitted as documents of their own
+    attached: tuple[int, ...] = ()  # the documents they became, waiting to be processed
 
 
 def document_index(
@@ -38,7 +46,7 @@ def document_index(
     """Parse, chunk, embed and swap in the new chunks; raises on any failure."""
     with document.file.open("rb") as handle:
         data = handle.read()
-    parsed = parse_document(filename=document.filename, data=data)
+    parsed = parse_document(filename=document.filename, data=data, ocr=ocr_options())
     drafts = chunk_blocks(
         title=parsed.title,
         blocks=parsed.blocks,
@@ -56,9 +64,12 @@ def document_index(
             on_progress(percent)
 
     vectors, computed = _vectors_for(document, drafts, embedder, report)
-    kept = _chunks_swap(document, drafts, vectors, embedder.model_id, parsed.title)
+    kept = _chunks_swap(document, drafts, vectors, embedder.model_id, parsed)
     document.refresh_from_db()
-    return ProcessResult(document, len(drafts), kept, computed, len(drafts) - computed)
+    reused = len(drafts) - computed
+    return ProcessResult(
+        document, len(drafts), kept, computed, reused, attachments=parsed.attachments
+    )
 
 
 def _vectors_for(
@@ -102,7 +113,7 @@ def _chunks_swap(
     drafts: Sequence[ChunkDraft],
     vectors: dict[str, list[float]],
     model_id: str,
-    title: str,
+    parsed: ParsedDocument,
 ) -> int:
     """One transaction: keep rows whose content is unchanged, add new ones, drop the rest."""
     with transaction.atomic():
@@ -124,7 +135,7 @@ def _chunks_swap(
         locked.chunks.exclude(pk__in=kept_ids).delete()
         Chunk.objects.bulk_update(kept, _DRAFT_FIELDS)
         Chunk.objects.bulk_create(created, batch_size=500)
-        _document_ready(locked, title=title, chunk_count=len(drafts), drafts=drafts)
+        _document_ready(locked, parsed=parsed, chunk_count=len(drafts), drafts=drafts)
         search_vectors_update(locked.pk)
     return len(kept)
 
@@ -140,6 +151,7 @@ _DRAFT_FIELDS = [
     "language",
     "content_hash",
     "search_config",
+    "ocr_confidence",
 ]
 
 
@@ -153,7 +165,19 @@ def _chunk_fill(chunk: Chunk, draft: ChunkDraft) -> Chunk:
     chunk.char_start, chunk.char_end = draft.char_start, draft.char_end
     chunk.token_count, chunk.language = draft.token_count, draft.language
     chunk.content_hash, chunk.search_config = draft.content_hash, search_config_for(draft.language)
+    chunk.ocr_confidence = draft.ocr_confidence
     return chunk
+
+
+def ocr_options() -> OcrOptions | None:
+    """The OCR the settings allow, or None when RAG_OCR is off."""
+    if not settings.RAG_OCR:
+        return None
+    return OcrOptions(
+        max_pages=settings.RAG_OCR_MAX_PAGES,
+        page_timeout_s=settings.RAG_OCR_PAGE_TIMEOUT_S,
+        dpi=settings.RAG_OCR_DPI,
+    )
 
 
 def search_index_rebuild(*, document_ids: Sequence[int]) -> None:
@@ -205,9 +229,11 @@ def search_vectors_update(document_id: int) -> None:
 
 
 def _document_ready(
-    document: Document, *, title: str, chunk_count: int, drafts: Sequence[ChunkDraft]
+    document: Document, *, parsed: ParsedDocument, chunk_count: int, drafts: Sequence[ChunkDraft]
 ) -> None:
-    document.title = title[:500]
+    document.title = parsed.title[:500]
+    document.ocr_pages = len({b.page for b in parsed.blocks if b.ocr_confidence is not None})
+    document.unread_pages = [{"page": p.page, "reason": p.reason} for p in parsed.unread_pages]
     document.language = detect_language(" ".join(d.text for d in drafts[:20]))
     document.status, document.error_message, document.progress = DocumentStatus.READY, "", 100
     document.lease_expires_at = None

@@ -23,7 +23,7 @@ from django.conf import settings
 from django.db.models import QuerySet
 
 from apps.corpus.ingestion.chunking import chunk_blocks
-from apps.corpus.ingestion.processing import document_index, document_status_set
+from apps.corpus.ingestion.processing import document_index, document_status_set, ocr_options
 from apps.corpus.models import Collection, Document, DocumentStatus
 from apps.corpus.parsing import parse_document
 from apps.corpus.search.embedders import Embedder, default_embedder
@@ -107,7 +107,7 @@ def _rechunk_one(
 def _chunks_compared(document: Document, model_id: str) -> tuple[int, int]:
     """(chunks the current chunker makes, how many of them a stored chunk already holds)."""
     with document.file.open("rb") as handle:
-        parsed = parse_document(filename=document.filename, data=handle.read())
+        parsed = parse_document(filename=document.filename, data=handle.read(), ocr=ocr_options())
     drafts = chunk_blocks(
         title=parsed.title,
         blocks=parsed.blocks,

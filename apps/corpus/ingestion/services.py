@@ -11,7 +11,7 @@ import hashlib
 import logging
 import mimetypes
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from django.conf import settings
 from django.contrib.auth.models import Group
@@ -23,6 +23,7 @@ from apps.corpus.ingestion.leases import document_claim, document_lease_kept
 from apps.corpus.ingestion.processing import ProcessResult, document_fail, document_index
 from apps.corpus.models import Collection, Document, DocumentStatus
 from apps.corpus.parsing import DocumentError, UnsupportedFileType, detect_mime_type
+from apps.corpus.parsing.detect import filename_stem
 from apps.corpus.search.embedders import Embedder, EmbedderError, default_embedder
 
 logger = logging.getLogger(__name__)
@@ -107,6 +108,29 @@ def _mime_type(filename: str, data: bytes) -> str:
         return mimetypes.guess_type(filename)[0] or "application/octet-stream"
 
 
+def attachments_submit(*, document: Document, result: ProcessResult) -> tuple[int, ...]:
+    """Each attachment of `document` stored as a pending document of the same collection, named
+    after both ("Offer - terms.pdf"); a refused one (a .zip, too large) is recorded on the
+    message with the reason, and never fails the message itself."""
+    attached: list[int] = []
+    refused: list[dict[str, object]] = []
+    for attachment in result.attachments:
+        name = f"{filename_stem(document.filename)} - {attachment.filename}"
+        try:
+            submitted = document_submit(
+                collection=document.collection, filename=name, data=attachment.data
+            )
+        except DocumentError as exc:
+            refused.append({"page": None, "reason": f"attachment {attachment.filename}: {exc}"})
+            continue
+        if not submitted.unchanged:
+            attached.append(submitted.document.pk)
+    if refused:
+        document.unread_pages = [*document.unread_pages, *refused]
+        Document.objects.filter(pk=document.pk).update(unread_pages=document.unread_pages)
+    return tuple(attached)
+
+
 def document_process(
     *,
     document_id: int,
@@ -118,7 +142,8 @@ def document_process(
     document = Document.objects.get(pk=document_id)
     try:
         with document_lease_kept(document_id=document_id):
-            return document_index(document, embedder or default_embedder(), on_progress)
+            result = document_index(document, embedder or default_embedder(), on_progress)
+        return replace(result, attached=attachments_submit(document=result.document, result=result))
     except DocumentError as exc:
         document_fail(document, str(exc))
     except FileNotFoundError:

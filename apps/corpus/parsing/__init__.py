@@ -6,11 +6,13 @@ apart from collapsed whitespace.
 """
 
 from .detect import detect_mime_type, supported_suffixes_text
+from .ocr import OcrOptions
 from .parse import parse_document
 from .types import (
     MIME_TYPE_BY_SUFFIX,
     SUPPORTED_MIME_TYPES,
     SUPPORTED_SUFFIXES,
+    Attachment,
     Block,
     CorruptDocument,
     DocumentError,
@@ -18,6 +20,7 @@ from .types import (
     EmptyDocument,
     EncryptedDocument,
     ParsedDocument,
+    UnreadPage,
     UnsupportedFileType,
 )
 
@@ -25,13 +28,16 @@ __all__ = [
     "MIME_TYPE_BY_SUFFIX",
     "SUPPORTED_MIME_TYPES",
     "SUPPORTED_SUFFIXES",
+    "Attachment",
     "Block",
     "CorruptDocument",
     "DocumentError",
     "DocumentTooLarge",
     "EmptyDocument",
     "EncryptedDocument",
+    "OcrOptions",
     "ParsedDocument",
+    "UnreadPage",
     "UnsupportedFileType",
     "detect_mime_type",
     "parse_document",

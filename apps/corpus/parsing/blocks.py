@@ -47,12 +47,18 @@ class BlockCollector:
         self._path.append((level, text))
         self.headings.append((level, text))
 
-    def add(self, text: str, *, page: int | None = None, kind: str = TEXT) -> None:
+    def add(
+        self,
+        text: str,
+        *,
+        page: int | None = None,
+        kind: str = TEXT,
+        ocr_confidence: float | None = None,
+    ) -> None:
         text = collapse_whitespace(text)
         if text:
-            self._blocks.append(
-                Block(text=text, page=page, heading=self.current_heading, kind=kind)
-            )
+            heading = self.current_heading
+            self._blocks.append(Block(text, page, heading, kind, ocr_confidence))
 
     def add_code(self, text: str, *, page: int | None = None) -> None:
         text = code_lines(text)

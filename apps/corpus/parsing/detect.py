@@ -11,17 +11,33 @@ import zipfile
 
 from .types import (
     DOCX,
+    JPEG,
     MIME_TYPE_BY_SUFFIX,
     PDF,
+    PNG,
+    PPTX,
     SUPPORTED_SUFFIXES,
+    TIFF,
+    XLSX,
     CorruptDocument,
     EmptyDocument,
+    EncryptedDocument,
     UnsupportedFileType,
 )
 
 PDF_MAGIC = b"%PDF-"
 # Readers accept the header anywhere in the first KiB (some generators prepend junk).
 PDF_HEADER_WINDOW = 1024
+IMAGE_MAGIC: dict[str, tuple[bytes, ...]] = {
+    PNG: (b"\x89PNG\r\n\x1a\n",),
+    JPEG: (b"\xff\xd8\xff",),
+    TIFF: (b"II*\x00", b"MM\x00*"),
+}
+# An Office Open XML package names its kind by the part it must hold.
+PACKAGE_MEMBERS: dict[str, tuple[str, str]] = {
+    PPTX: ("ppt/presentation.xml", "PowerPoint presentation"),
+    XLSX: ("xl/workbook.xml", "Excel workbook"),
+}
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # legacy Word 97-2003 .doc
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 BINARY_SAMPLE_BYTES = 8 * 1024
@@ -56,6 +72,10 @@ def detect_mime_type(*, filename: str, data: bytes) -> str:
         _check_pdf(data)
     elif mime_type == DOCX:
         _check_docx(data)
+    elif mime_type in PACKAGE_MEMBERS:
+        _check_package(data, mime_type)
+    elif mime_type in IMAGE_MAGIC:
+        _check_image(data, mime_type)
     else:
         _check_text(data)
     return mime_type
@@ -87,6 +107,35 @@ def _check_pdf(data: bytes) -> None:
             "The file is named .pdf but is not a PDF (it has no PDF header); "
             "export it as PDF again and upload it"
         )
+
+
+def _check_image(data: bytes, mime_type: str) -> None:
+    if not data.startswith(IMAGE_MAGIC[mime_type]):
+        kind = mime_type.split("/")[1].upper()
+        raise CorruptDocument(f"The file is not a {kind} image (its first bytes say otherwise)")
+
+
+def _check_package(data: bytes, mime_type: str) -> None:
+    member, kind = PACKAGE_MEMBERS[mime_type]
+    if data.startswith(OLE_MAGIC):
+        # Office wraps a password-protected package in an OLE file, as it does old .ppt/.xls.
+        raise EncryptedDocument(
+            f"The {kind} is password-protected or in the old 97-2003 format; remove the "
+            "password or save it in the current format, and upload it again"
+        )
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        raise CorruptDocument(f"The file is not {_article(kind)}, or it is damaged") from exc
+    if member not in names:
+        raise CorruptDocument(
+            f"The file is a zip archive but not {_article(kind)} ({member} is missing)"
+        )
+
+
+def _article(kind: str) -> str:
+    return f"{'an' if kind[0] in 'AEIOU' else 'a'} {kind}"
 
 
 def _check_docx(data: bytes) -> None:

@@ -14,6 +14,9 @@ import re
 from pypdf import PasswordType, PdfReader
 
 from .blocks import PROMPT, BlockCollector, collapse_whitespace
+from .ocr import OcrOptions
+from .pdf_structure import OutlineEntry, heading_key, outline_by_page, pdf_outline, pdf_title
+from .scans import PdfScans
 from .types import (
     CorruptDocument,
     DocumentError,
@@ -24,8 +27,8 @@ from .types import (
 
 # Read at call time so deployments and tests can change it.
 MAX_PDF_PAGES = 2000
-# Generators such as ReportLab write "untitled" when no title was given.
-PLACEHOLDER_TITLES = frozenset({"untitled"})
+# A page with fewer letters than this in its text layer is taken as a scan.
+MIN_TEXT_LETTERS = 3
 SENTENCE_END = (".", "!", "?", ":", "…", "؟")
 SHORT_LINE_SHARE = 0.6
 HYPHEN_BREAK = re.compile(r"(\w)([-\u00ad])\n(\w)")
@@ -33,9 +36,10 @@ MAX_REASON_CHARS = 120
 _CONTINUED = ("\\", "|", "--", ">", "&&")
 
 
-def parse_pdf(data: bytes) -> Extracted:
+def parse_pdf(data: bytes, *, ocr: OcrOptions | None = None) -> Extracted:
+    """The PDF's paragraphs; with `ocr`, pages without a text layer are read by Tesseract."""
     try:
-        return _extract(data)
+        return _extract(data, ocr=ocr)
     except DocumentError:
         raise
     except Exception as exc:
@@ -43,18 +47,63 @@ def parse_pdf(data: bytes) -> Extracted:
         raise CorruptDocument(_corrupt_message(exc)) from exc
 
 
-def _extract(data: bytes) -> Extracted:
+def _extract(data: bytes, *, ocr: OcrOptions | None) -> Extracted:
     reader = PdfReader(io.BytesIO(data))
     _unlock(reader)
     _check_page_count(len(reader.pages))
+    outline = pdf_outline(reader)
+    bookmarks = outline_by_page(outline)
     collector = BlockCollector()
-    for number, page in enumerate(reader.pages, start=1):
-        for paragraph, code in page_blocks(page.extract_text() or ""):
-            if code:
-                collector.add_code(paragraph, page=number)
-            else:
-                collector.add(paragraph, page=number)
-    return Extracted(title=_title(reader), blocks=collector.blocks)
+    scans = PdfScans(data=data, options=ocr)
+    try:
+        for number, page in enumerate(reader.pages, start=1):
+            text = page.extract_text() or ""
+            if not _has_text(text):
+                marks = [(e.level, e.title) for e in bookmarks.get(number, [])]
+                scans.read_pdf_page(number, collector, marks)
+                continue
+            _add_page(collector, page_blocks(text), number, bookmarks.get(number, []))
+    finally:
+        scans.close()
+    title = pdf_title(reader, outline)
+    return Extracted(title=title, blocks=collector.blocks, unread_pages=scans.unread)
+
+
+def _has_text(text: str) -> bool:
+    return sum(ch.isalpha() for ch in text) >= MIN_TEXT_LETTERS
+
+
+def _add_page(
+    collector: BlockCollector,
+    paragraphs: list[tuple[str, bool]],
+    number: int,
+    bookmarks: list[OutlineEntry],
+) -> None:
+    """One page's paragraphs; a bookmark on the page starts its heading at the paragraph that
+    opens with its title (the title itself is no block), or at the top of the page."""
+    pending = [e for e in bookmarks if any(_opens(p, e) is not None for p, _ in paragraphs)]
+    for entry in bookmarks:
+        if entry not in pending:
+            collector.heading(entry.level, entry.title)
+    for paragraph, code in paragraphs:
+        rest = _opens(paragraph, pending[0]) if pending else None
+        if rest is not None:
+            entry = pending.pop(0)
+            collector.heading(entry.level, entry.title)
+            paragraph = rest
+        if code:
+            collector.add_code(paragraph, page=number)
+        else:
+            collector.add(paragraph, page=number)
+
+
+def _opens(paragraph: str, entry: OutlineEntry) -> str | None:
+    """The paragraph after the bookmark's title when it opens with it, else None."""
+    title, key = heading_key(entry.title), heading_key(paragraph)
+    if not key.startswith(title) or key[len(title) : len(title) + 1].isalnum():
+        return None
+    words = len(entry.title.split())
+    return " ".join(paragraph.split()[words:])
 
 
 def _unlock(reader: PdfReader) -> None:
@@ -130,15 +179,6 @@ def _rejoin_hyphen(match: re.Match[str]) -> str:
     if hyphen == "\u00ad" or after.islower():
         return before + after  # "infor-\nmation" -> "information"
     return before + hyphen + after  # "COVID-\n19" keeps its hyphen
-
-
-def _title(reader: PdfReader) -> str | None:
-    try:
-        raw = reader.metadata.title if reader.metadata is not None else None
-    except Exception:
-        return None  # A damaged info dictionary should not cost us the text.
-    title = collapse_whitespace(str(raw or ""))
-    return None if title.lower() in PLACEHOLDER_TITLES else title or None
 
 
 def _corrupt_message(exc: Exception) -> str:

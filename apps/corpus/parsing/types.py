@@ -13,6 +13,12 @@ DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 HTML = "text/html"
 MARKDOWN = "text/markdown"
 PLAIN_TEXT = "text/plain"
+PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+CSV = "text/csv"
+EML, MBOX = "message/rfc822", "application/mbox"
+PNG, JPEG, TIFF = "image/png", "image/jpeg", "image/tiff"
+IMAGE_TYPES = frozenset({PNG, JPEG, TIFF})
 # A chunk's text is its blocks joined by this; reading a chunk back splits on it.
 BLOCK_SEPARATOR = "\n\n"
 
@@ -27,6 +33,16 @@ MIME_TYPE_BY_SUFFIX: dict[str, str] = {
     ".markdown": MARKDOWN,
     ".txt": PLAIN_TEXT,
     ".text": PLAIN_TEXT,
+    ".pptx": PPTX,
+    ".xlsx": XLSX,
+    ".csv": CSV,
+    ".eml": EML,
+    ".mbox": MBOX,
+    ".png": PNG,
+    ".jpg": JPEG,
+    ".jpeg": JPEG,
+    ".tif": TIFF,
+    ".tiff": TIFF,
 }
 SUPPORTED_SUFFIXES: frozenset[str] = frozenset(MIME_TYPE_BY_SUFFIX)
 SUPPORTED_MIME_TYPES: frozenset[str] = frozenset(MIME_TYPE_BY_SUFFIX.values())
@@ -44,6 +60,23 @@ class Block:
     page: int | None
     heading: str | None
     kind: str = TEXT  # TEXT, ITEM (bulleted), STEP (numbered), ROW, HEAD_ROW (table), CODE
+    ocr_confidence: float | None = None  # 0..100 when the page was read by OCR
+
+
+@dataclass(frozen=True)
+class UnreadPage:
+    """A page left out of the document, with the reason, so the rest can still be kept."""
+
+    page: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """A file carried inside a document (an e-mail's attachment): a document of its own."""
+
+    filename: str
+    data: bytes
 
 
 @dataclass(frozen=True)
@@ -51,6 +84,8 @@ class ParsedDocument:
     title: str
     mime_type: str
     blocks: tuple[Block, ...]
+    unread_pages: tuple[UnreadPage, ...] = ()
+    attachments: tuple[Attachment, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -59,6 +94,8 @@ class Extracted:
 
     title: str | None
     blocks: tuple[Block, ...]
+    unread_pages: tuple[UnreadPage, ...] = ()
+    attachments: tuple[Attachment, ...] = ()
 
 
 class DocumentError(Exception):

@@ -12,6 +12,7 @@ from apps.corpus.text.greetings import GREETING_KINDS, greeting_kind, greeting_p
 from apps.corpus.text.language import Language, detect_language, estimate_tokens, search_config_for
 from apps.corpus.text.normalise import ZWNJ, normalise_text, words
 from apps.corpus.text.sentences import last_sentence_start, sentence_spans, split_sentences
+from apps.corpus.text.tables import table_rules_removed
 
 __all__ = [
     "GREETING_KINDS",
@@ -28,5 +29,6 @@ __all__ = [
     "search_config_for",
     "sentence_spans",
     "split_sentences",
+    "table_rules_removed",
     "words",
 ]

@@ -59,7 +59,9 @@ def document_schedule(*, document: Document, wait: bool) -> None:
     Document.objects.filter(pk=document.pk).update(attempts=0, queued_at=queued_at)
     document.attempts, document.queued_at = 0, queued_at
     if wait:
-        document_process(document_id=document.pk)
+        result = document_process(document_id=document.pk)
+        for attached in Document.objects.filter(pk__in=result.attached):
+            document_schedule(document=attached, wait=True)  # an e-mail's attachments
         document.refresh_from_db()
         return
     transaction.on_commit(lambda: document_process_task.enqueue(document.pk))

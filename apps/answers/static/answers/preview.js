@@ -8,7 +8,7 @@
  * button (code_block.js). Text only ever becomes text nodes.
  */
 
-import { fetchJson, fillUrl, localUrl, pageStrings } from "../ragplatform/helpers.js";
+import { fetchJson, fillUrl, format, localUrl, pageStrings } from "../ragplatform/helpers.js";
 import { codeBlockOf, codeSegments } from "./code_block.js";
 
 const panel = document.getElementById("source-panel");
@@ -68,7 +68,10 @@ function renderChunk(chunk, highlight) {
 function renderPreview(preview) {
   $("#source-panel-title").textContent = `[${preview.number ?? ""}] ${preview.title}`;
   const page = preview.chunk.page ? ` · ${strings.page} ${preview.chunk.page}` : "";
-  $(".source-meta").textContent = `${preview.collection} · ${preview.filename}${page}`;
+  // A passage read from a scan may hold OCR errors: the reader is told, with the confidence.
+  const confidence = preview.chunk.ocr_confidence;
+  const ocr = confidence == null ? "" : ` · ${format(strings.ocr_read, { score: Math.round(confidence) })}`;
+  $(".source-meta").textContent = `${preview.collection} · ${preview.filename}${page}${ocr}`;
   $(".source-download").href = localUrl(preview.download_url) ?? "#";
   renderChunk(preview.chunk, preview.chunk.highlight);
   if (preview.chunk.index < 0) $(".source-heading").textContent = strings.chunk_gone ?? "";

@@ -1,0 +1,149 @@
+"""Optical character recognition with Tesseract (pytesseract), one page image at a time.
+
+The language is chosen per page: Tesseract's script detection (OSD) picks the Persian or the
+English model; where it cannot tell (too little text), both models read the page and the one
+more confident wins. Tesseract returns right-to-left lines in logical (reading) order, so the
+words are kept in the order it gives them. OCR is slow, so only the task workers call this:
+a request parses with `ocr=None` and never reaches it.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytesseract
+from PIL import Image
+
+from .blocks import collapse_whitespace
+
+# OSD's script names for the two models installed (tesseract-ocr-eng, tesseract-ocr-fas).
+MODEL_BY_SCRIPT = {"Latin": "eng", "Arabic": "fas"}
+MODELS = ("eng", "fas")
+# Page segmentation modes tried per model. Tesseract's full layout analysis (3) splits short
+# right-aligned Persian lines into false columns (words dropped and doubled); one uniform block
+# (6) reads them whole but drops larger headings, so both run and the more confident wins.
+LAYOUTS = {"eng": (3,), "fas": (3, 6)}
+# Words Tesseract itself scores below this are noise (speckles read as letters).
+MIN_WORD_CONFIDENCE = 30.0
+# A page whose words average below this reads as no text at all (a photo, a blank scan).
+MIN_PAGE_CONFIDENCE = 40.0
+# Fewer letters than this and a page holds no text worth indexing.
+MIN_PAGE_LETTERS = 3
+PDFTOPPM = "pdftoppm"
+_SCRIPT = re.compile(r"Script:\s*(\w+)")
+
+
+@dataclass(frozen=True)
+class OcrOptions:
+    """What the deployment allows (RAG_OCR_* settings), read once per document."""
+
+    max_pages: int = 200
+    page_timeout_s: float = 60.0
+    dpi: int = 200
+
+
+@dataclass(frozen=True)
+class OcrPage:
+    paragraphs: tuple[str, ...]
+    confidence: float  # mean word confidence, 0..100
+    model: str  # "eng" or "fas"
+
+
+class PageUnreadable(Exception):
+    """This page could not be read; `str(exc)` says why, for the document's record."""
+
+
+def ocr_image(image: Image.Image, *, options: OcrOptions) -> OcrPage:
+    """The page's paragraphs in reading order, or PageUnreadable (timeout, no text)."""
+    image = _prepared(image)
+    model = _script_model(image, timeout=options.page_timeout_s)
+    candidates = [model] if model else list(MODELS)
+    pages = [
+        _read(image, model=m, layout=layout, timeout=options.page_timeout_s)
+        for m in candidates
+        for layout in LAYOUTS[m]
+    ]
+    best = max(pages, key=lambda page: page.confidence)
+    letters = sum(ch.isalpha() for text in best.paragraphs for ch in text)
+    if letters < MIN_PAGE_LETTERS or best.confidence < MIN_PAGE_CONFIDENCE:
+        raise PageUnreadable("no text was found on the page")
+    return best
+
+
+def pdf_page_image(path: Path, *, number: int, options: OcrOptions) -> Image.Image:
+    """Page `number` (from 1) of the PDF at `path`, rendered by poppler's pdftoppm."""
+    command = [PDFTOPPM, "-r", str(options.dpi), "-f", str(number), "-l", str(number)]
+    try:
+        done = subprocess.run(  # noqa: S603 - fixed program and arguments
+            [*command, "-gray", "-png", "-singlefile", str(path)],
+            capture_output=True,
+            timeout=options.page_timeout_s,
+            check=True,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise PageUnreadable(f"rendering took longer than {options.page_timeout_s:g} s") from exc
+    except (subprocess.CalledProcessError, OSError) as exc:
+        raise PageUnreadable("the page could not be rendered") from exc
+    return _png(done.stdout)
+
+
+def _png(data: bytes) -> Image.Image:
+    try:
+        image = Image.open(io.BytesIO(data))
+        image.load()
+    except (OSError, ValueError) as exc:
+        raise PageUnreadable("the page could not be rendered") from exc
+    return image
+
+
+def _prepared(image: Image.Image) -> Image.Image:
+    # Tesseract reads grey levels; palette, alpha and CMYK images confuse its binarisation.
+    return image if image.mode in ("L", "RGB") else image.convert("RGB")
+
+
+def _script_model(image: Image.Image, *, timeout: float) -> str | None:
+    try:
+        report = pytesseract.image_to_osd(image, config="--psm 0", timeout=timeout)
+    except pytesseract.TesseractError:
+        return None  # Too few characters to tell the script: both models read it.
+    except RuntimeError as exc:  # pytesseract's timeout
+        raise PageUnreadable(f"reading took longer than {timeout:g} s") from exc
+    match = _SCRIPT.search(str(report))
+    return MODEL_BY_SCRIPT.get(match[1]) if match else None
+
+
+def _read(image: Image.Image, *, model: str, layout: int, timeout: float) -> OcrPage:
+    try:
+        data = pytesseract.image_to_data(
+            image,
+            lang=model,
+            config=f"--psm {layout}",
+            output_type=pytesseract.Output.DICT,
+            timeout=timeout,
+        )
+    except RuntimeError as exc:
+        raise PageUnreadable(f"reading took longer than {timeout:g} s") from exc
+    except pytesseract.TesseractError as exc:
+        raise PageUnreadable(f"Tesseract failed ({collapse_whitespace(str(exc))[:80]})") from exc
+    return _page_from_words(data, model=model)
+
+
+def _page_from_words(data: dict[str, list[object]], *, model: str) -> OcrPage:
+    """Words grouped into lines and paragraphs by Tesseract's own layout numbers."""
+    paragraphs: dict[tuple[int, int], list[str]] = {}
+    confidences: list[float] = []
+    for i, word in enumerate(data["text"]):
+        confidence = float(str(data["conf"][i]))
+        text = str(word).strip()
+        if not text or confidence < MIN_WORD_CONFIDENCE:
+            continue
+        key = (int(str(data["block_num"][i])), int(str(data["par_num"][i])))
+        paragraphs.setdefault(key, []).append(text)
+        confidences.append(confidence)
+    mean = sum(confidences) / len(confidences) if confidences else 0.0
+    texts = tuple(" ".join(words) for words in paragraphs.values())
+    return OcrPage(paragraphs=texts, confidence=round(mean, 1), model=model)

@@ -1,0 +1,152 @@
+"""OCR accuracy and speed: character error rate of Tesseract (through the platform's own OCR
+path) against the text of the same pages, English and Persian, and pages per minute.
+
+    .venv/bin/python benchmarks/ocr.py [--pdf FILE] [--pages N] [--dpi 200]
+
+English: pages of a real PDF (default: the Shared MIME-info specification Debian ships), each
+rendered by pdftoppm at --dpi exactly as a scanned page is, read by `ocr_image`, and compared
+with pypdf's text layer of the same page. Persian: the guide's Persian pages (docs/guide/fa-*)
+printed to PDF by Chromium, scanned the same way, and compared with the text Chromium laid
+out (the HTML's text: a Chromium PDF's own text layer holds Persian in visual order, which is
+no reference). CER = Levenshtein distance / reference length, both whitespace-collapsed and
+NFKC-normalised (the platform's normalise_text); figures are the total over all pages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import django  # noqa: E402
+
+os_environ = __import__("os").environ
+os_environ.setdefault("DJANGO_SETTINGS_MODULE", "ragplatform.settings")
+django.setup()
+
+from markdown_it import MarkdownIt  # noqa: E402
+from PIL import Image  # noqa: E402
+from pypdf import PdfReader  # noqa: E402
+from selectolax.lexbor import LexborHTMLParser  # noqa: E402
+
+from apps.corpus.parsing.ocr import OcrOptions, PageUnreadable, ocr_image  # noqa: E402
+from apps.corpus.text import normalise_text  # noqa: E402
+
+DEFAULT_PDF = Path("/usr/share/doc/shared-mime-info/shared-mime-info-spec.pdf")
+CHROMIUM = "/usr/bin/chromium"
+
+
+def distance(a: str, b: str) -> int:
+    """Levenshtein distance, one row at a time."""
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        current = [i]
+        for j, cb in enumerate(b, start=1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def render(pdf: Path, number: int, dpi: int) -> Image.Image:
+    command = ["pdftoppm", "-r", str(dpi), "-f", str(number), "-l", str(number), "-gray"]
+    done = subprocess.run(  # noqa: S603
+        [*command, "-png", "-singlefile", str(pdf)], capture_output=True, check=True
+    )
+    return Image.open(io.BytesIO(done.stdout))
+
+
+def measure(pages: list[tuple[Image.Image, str]], options: OcrOptions) -> tuple[float, float, int]:
+    """(CER, pages per minute, pages unreadable) over the pages."""
+    errors = total = unread = 0
+    seconds = 0.0  # OCR time only: the distance below is the benchmark's, not the platform's
+    for image, reference in pages:
+        started = time.perf_counter()
+        try:
+            read = " ".join(ocr_image(image, options=options).paragraphs)
+        except PageUnreadable:
+            read, unread = "", unread + 1
+        seconds += time.perf_counter() - started
+        ref, hyp = normalise_text(reference), normalise_text(read)
+        errors += distance(ref, hyp)
+        total += len(ref)
+    return errors / max(1, total), len(pages) / max(seconds / 60, 1e-9), unread
+
+
+def english_pages(pdf: Path, count: int, dpi: int) -> list[tuple[Image.Image, str]]:
+    reader = PdfReader(pdf)
+    found: list[tuple[Image.Image, str]] = []
+    for number, page in enumerate(reader.pages, start=1):
+        text = page.extract_text() or ""
+        if len(text.strip()) > 200:  # pages with a real text layer to compare with
+            found.append((render(pdf, number, dpi), text))
+        if len(found) == count:
+            break
+    return found
+
+
+def persian_pages(count: int, dpi: int) -> list[tuple[Image.Image, str]]:
+    found: list[tuple[Image.Image, str]] = []
+    for source in sorted((ROOT / "docs/guide").glob("fa-*.md"))[:count]:
+        body = MarkdownIt("commonmark").render(source.read_text(encoding="utf-8"))
+        # One printed page per source: the opening of the page, as a short scanned letter.
+        html = LexborHTMLParser(body)
+        paragraphs = [node.text() for node in html.css("h1, h2, p")][:6]
+        page = "".join(f"<p>{p}</p>" for p in paragraphs)
+        pdf = print_pdf(
+            f'<html lang="fa" dir="rtl"><meta charset="utf-8"><body style="font-size:16px">{page}'
+        )
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "page.pdf"
+            path.write_bytes(pdf)
+            found.append((render(path, 1, dpi), " ".join(paragraphs)))
+    return found
+
+
+def print_pdf(html: str) -> bytes:
+    with tempfile.TemporaryDirectory() as folder:
+        page, target = Path(folder) / "page.html", Path(folder) / "page.pdf"
+        page.write_text(html, encoding="utf-8")
+        subprocess.run(  # noqa: S603
+            [
+                CHROMIUM,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--no-pdf-header-footer",
+                f"--user-data-dir={folder}/profile",
+                f"--print-to-pdf={target}",
+                page.as_uri(),
+            ],
+            check=True,
+            capture_output=True,
+        )
+        return target.read_bytes()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pdf", type=Path, default=DEFAULT_PDF)
+    parser.add_argument("--pages", type=int, default=5)
+    parser.add_argument("--dpi", type=int, default=200)
+    args = parser.parse_args()
+    options = OcrOptions(max_pages=10_000, page_timeout_s=300.0, dpi=args.dpi)
+    for name, pages in (
+        ("English", english_pages(args.pdf, args.pages, args.dpi)),
+        ("Persian", persian_pages(args.pages, args.dpi)),
+    ):
+        cer, per_minute, unread = measure(pages, options)
+        print(
+            f"{name}: {len(pages)} pages at {args.dpi} dpi, CER {cer:.2%}, "
+            f"{per_minute:.1f} pages/min, {unread} unreadable"
+        )
+
+
+if __name__ == "__main__":
+    main()
