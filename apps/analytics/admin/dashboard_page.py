@@ -257,6 +257,13 @@ def _in_s(ms: float | None) -> float | None:
     return None if ms is None else round(ms / 1000, 3)
 
 
+def preset_links(period: Period, *, range_value: str) -> list[tuple[int, str, bool]]:
+    """(days, link, current) per preset: a link keeps the valid cuts and drops custom days."""
+    kept = {"collection": period.collection, "group": period.group}
+    cuts = {k: v for k, v in kept.items() if v != ANY}
+    return [(d, "?" + urlencode({**cuts, "range": d}), range_value == str(d)) for d in PRESET_DAYS]
+
+
 def dashboard_context(
     board: Board,
     links: TurnLinks,
@@ -269,17 +276,12 @@ def dashboard_context(
     `range_value` the preset (or "custom") the form keeps while a cut is changed."""
     p = board.period
     before = p.previous()
-    # A preset link keeps the cuts and drops the custom days; only valid cuts are kept.
-    kept = {"collection": p.collection, "group": p.group}
-    kept = {k: v for k, v in kept.items() if v != ANY}
     return {
         "title": "Dashboard",
         "subtitle": f"{p.first:%Y-%m-%d} to {p.last:%Y-%m-%d} ({p.days} days), compared with "
         f"{before.first:%Y-%m-%d} to {before.last:%Y-%m-%d}",
         "board": board,
-        "presets": [
-            (d, "?" + urlencode({**kept, "range": d}), range_value == str(d)) for d in PRESET_DAYS
-        ],
+        "presets": preset_links(p, range_value=range_value),
         "range_value": range_value,
         "csv_url": "?" + urlencode({**query.dict(), "format": "csv"}),
         "cards": summary_cards(board, links),
