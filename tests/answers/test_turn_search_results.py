@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from apps.answers.turn.search_results import readable_title, table_rows_as_rows
+from apps.answers.turn.search_results import table_rows_as_rows
+from apps.corpus.text.readable import readable_title
 
 
 @pytest.mark.parametrize(

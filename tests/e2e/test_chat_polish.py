@@ -41,6 +41,7 @@ TABLE_DOC = (
     "| Trip | Allowance |\n|---|---|\n| Domestic trip | 40 euros per day |\n"
     "| Foreign trip | 60 euros per day |\n"
 )
+PERSIAN_DOC = "# مرخصی\n\n## درخواست مرخصی\n\nدرخواست مرخصی را به مدیر خود بدهید.\n"
 HEX_TITLE = "FEFF00540072006100760065006C00200061006C006C006F00770061006E006300650073"
 
 
@@ -140,20 +141,24 @@ def test_a_marker_beside_an_english_source_stays_inside_a_persian_bubble(
 
 
 @pytest.mark.browser_context_args(locale="fa-IR")
-def test_persian_examples_isolate_english_headings(
-    page: Page, daphne_url: str, ada: User, handbook: None
+def test_persian_examples_come_from_persian_headings_and_isolate_english_ones(
+    page: Page, daphne_url: str, ada: User, handbook: None, embedder: CountingEmbedder
 ) -> None:
+    handbook_load(embedder, "راهنما", documents={"fa-leave.md": PERSIAN_DOC})
     _log_in(page, daphne_url)
     examples = page.locator("#empty button.example")
     expect(examples.first).to_be_visible()
     texts = examples.evaluate_all("buttons => buttons.map(b => b.textContent)")
-    assert texts and all(t.startswith("دربارهٔ «") for t in texts)
-    # Every English heading is isolated, so «» and the Persian words keep their places.
-    for text in texts:
-        topic = text.split("«", 1)[1].rsplit("»", 1)[0]
-        assert topic.startswith(FSI) and topic.endswith(PDI), text
+    topics = [t.split("«", 1)[1].rsplit("»", 1)[0] for t in texts if t.startswith("دربارهٔ «")]
+    assert len(topics) == len(texts) > 1, texts
+    # The Persian heading comes first and as it is; every English one is isolated, so «»
+    # and the Persian words keep their places around it.
+    assert topics[0] == "درخواست مرخصی", texts
+    assert all(t.startswith(FSI) and t.endswith(PDI) for t in topics[1:]), texts
+    assert not any(HEX_TITLE in t for t in topics), texts  # the file's name instead
     assert examples.first.evaluate("b => getComputedStyle(b).direction") == "rtl"
     if target := os.environ.get("E2E_CHAT_FA_START_SCREENSHOT"):
+        page.set_viewport_size({"width": 1280, "height": 800})
         page.screenshot(path=target)
 
 

@@ -21,6 +21,7 @@ from apps.answers.routing.window import conversation_window
 from apps.corpus.access import collections_readable, user_collection_ids_readable
 from apps.corpus.models import Chunk, Collection, Document, DocumentStatus
 from apps.corpus.text import detect_language
+from apps.corpus.text.readable import readable_title
 
 
 def conversation_history(*, conversation_id: UUID, before_index: int) -> tuple[HistoryMessage, ...]:
@@ -155,7 +156,10 @@ def example_topics(*, user_id: int, language: str, limit: int = EXAMPLES) -> lis
         .order_by("other_language", "title", "pk")
         .values_list("section", "title", "filename")[:limit]
     )
-    topics = [_topic(s or title or filename.rsplit(".", 1)[0]) for s, title, filename in rows]
+    topics = [
+        _topic(s or readable_title(title, filename=filename.rsplit(".", 1)[0]))
+        for s, title, filename in rows
+    ]
     return [_isolated(topic, language=language[:2]) for topic in topics]
 
 

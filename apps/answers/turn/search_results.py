@@ -10,7 +10,6 @@ question's language (`matched` false and a `message`), and readers show the resu
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,6 +20,7 @@ from apps.answers.retrieval.relevance import relevance
 from apps.answers.retrieval.types import RetrievedChunk
 from apps.corpus.search.legs import KeywordQuery, chunk_headlines, headline_html
 from apps.corpus.text import detect_language
+from apps.corpus.text.readable import readable_title
 from ragplatform.db_threads import db_call
 
 _NOTHING_MATCHES = {
@@ -29,24 +29,9 @@ _NOTHING_MATCHES = {
 }
 
 
-# A PDF's UTF-16 or hex-string title read as bytes: "FEFF00540069...", "<FEFF0054...>".
-_HEX_RUN = re.compile(r"[<(]?\b[0-9A-Fa-f]{16,}\b[>)]?")
-_UNREADABLE = frozenset({"Cc", "Cs", "Co", "Cn"})
 _TABLE_CELL = re.compile(r"\s*\|\s*")
 _TABLE_RULE = re.compile(r"^[\s|:\-]*$")
 CELL_SEPARATOR = " · "
-
-
-def readable_title(title: str, *, filename: str) -> str:
-    """The title, unless it is not text a person can read (a hex dump, control or replacement
-    characters, hardly any letters): then the file's name, which always is."""
-    shown = title.strip()
-    if not shown or _HEX_RUN.search(shown):
-        return filename
-    if any(unicodedata.category(c) in _UNREADABLE or c == "\ufffd" for c in shown):
-        return filename
-    letters = sum(c.isalpha() for c in shown)
-    return title if letters * 2 >= len(shown.replace(" ", "")) else filename
 
 
 def table_rows_as_rows(text: str) -> str:

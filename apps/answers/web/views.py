@@ -35,11 +35,12 @@ from apps.answers.turn.entry import (
 from apps.answers.turn.live import with_keepalive
 from apps.answers.turn.rejections import REJECTIONS, rejection_code
 from apps.answers.turn.replay import turn_stored_visible
-from apps.answers.turn.search_results import readable_title, table_rows_as_rows
+from apps.answers.turn.search_results import table_rows_as_rows
 from apps.answers.turn.selectors import turn_get
 from apps.answers.turn.services import InvalidQuestion
 from apps.answers.web.conversation_views import chat_sidebar_context
 from apps.corpus.access import user_collection_ids_readable
+from apps.corpus.text.readable import readable_title
 from ragplatform.db_threads import db_call
 from ragplatform.errors import FailureCode, json_error
 from ragplatform.gates import methods_allowed, signed_in_required
