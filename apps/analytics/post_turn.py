@@ -1,4 +1,5 @@
 """The post-turn step: conversation title, categories (closed list) and attributed sources.
+Without a model the title is the question's topic (`titles.py`).
 
 Runs after the answer is stored, as a background task; best effort: a failure is logged
 loudly and never touches the answer.
@@ -7,7 +8,6 @@ loudly and never touches the answer.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -16,6 +16,7 @@ import numpy as np
 from asgiref.sync import async_to_sync
 from django.conf import settings
 
+from apps.analytics.titles import title_from_question
 from apps.answers.conversations.selectors import conversation_history
 from apps.answers.models import Turn
 from apps.answers.providers.chat import ChatError, ChatMessage, ChatModel, reply_json_object
@@ -40,27 +41,6 @@ class PostTurnDecision:
     categories: tuple[tuple[int, float], ...]  # (category id, score), best first, at most 5
     attributed_aliases: tuple[str, ...]
     classifier: str
-
-
-_LEAD = re.compile(
-    r"^(what|how|why|when|where|who|which|can|could|do|does|is|are|please|tell me|show me|find|"
-    r"list|explain|چگونه|چطور|چرا|چه|آیا|کجا|کی|لطفا|لطفاً)\b\s*",
-    re.IGNORECASE,
-)
-
-
-def title_from_question(question: str) -> str | None:
-    """A short title from the question's key phrase; None for greetings and thanks."""
-    if is_greeting(question) and len(words(question)) <= 4:
-        return None
-    phrase = question.strip()
-    for _ in range(3):
-        phrase = _LEAD.sub("", phrase)
-    kept = words(phrase)[:8] or words(question)[:8]
-    if not kept:
-        return None
-    title = " ".join(kept)
-    return title[:1].upper() + title[1:]
 
 
 def is_small_talk(turn: Turn) -> bool:

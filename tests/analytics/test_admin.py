@@ -31,8 +31,8 @@ MaxQueries = Callable[[int], AbstractContextManager[CaptureQueriesContext]]
 
 # Pinned budgets (session + user included); they hold however many rows there are.
 CATEGORY_LIST_QUERIES = 5
-# session, user, board (7), two question lists, evaluation, collection and group choices
-DASHBOARD_QUERIES = 14
+# session, user, board (9), two question lists, evaluation, collection and group choices
+DASHBOARD_QUERIES = 16
 
 
 def _queries(client: Client, url: str) -> tuple[int, bytes]:

@@ -171,8 +171,9 @@ def test_dashboard_reads_the_counts_not_the_turn_log(django_assert_num_queries: 
     daily_counts_refresh(day=DAY)
     week = Period(DAY - dt.timedelta(days=6), DAY)
 
-    # turns, previous period, latency, categories, most cited, never cited (list and count)
-    with django_assert_num_queries(7):
+    # turns, previous period, latency, categories, most cited, never cited and failed or
+    # waiting (a list and a count each)
+    with django_assert_num_queries(9):
         before = board_get(period=week)
     _turn_at(NOON, composer="unseen", refused=True)
     unrefreshed = board_get(period=week)

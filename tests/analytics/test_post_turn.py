@@ -28,11 +28,11 @@ OPTIONS = [CategoryOption(1, "Search", "finding documents"), CategoryOption(2, "
 @pytest.mark.parametrize(
     ("question", "title"),
     [
-        ("How do I install the VPN client on Linux?", "I install the VPN client on Linux"),
+        ("How do I install the VPN client on Linux?", "Installing the VPN client on Linux"),
         ("what is the leave policy", "The leave policy"),
         ("hi", None),
         ("Thanks!", None),
-        ("چگونه کلاینت وی‌پی‌ان را نصب کنم؟", "کلاینت وی‌پی‌ان را نصب کنم"),
+        ("چگونه کلاینت وی‌پی‌ان را نصب کنم؟", "چگونگی نصب کلاینت وی‌پی‌ان"),
     ],
 )
 def test_title_from_question(question: str, title: str | None) -> None:
@@ -100,7 +100,7 @@ def test_offline_run_sets_title_replaces_categories_and_attributes(
     post_turn_run(turn_id=first.pk, embedder=embedder, chat=None)
 
     conversation.refresh_from_db()
-    assert conversation.title == "I install the vpn client"
+    assert conversation.title == "Installing the vpn client"
     assert list(ConversationCategory.objects.values_list("category__name", flat=True)) == ["VPN"]
     attributed = Citation.objects.get(turn=first)
     assert attributed.kind == "attributed" and attributed.chunk_id == chunk_id
@@ -110,7 +110,7 @@ def test_offline_run_sets_title_replaces_categories_and_attributes(
 
     assert list(ConversationCategory.objects.values_list("category__name", flat=True)) == ["Leave"]
     conversation.refresh_from_db()
-    assert conversation.title == "I install the vpn client"  # the first title stays
+    assert conversation.title == "Installing the vpn client"  # the first title stays
     assert vpn.conversations.count() == 0
 
 

@@ -91,7 +91,7 @@ def test_a_persian_conversation_gets_a_persian_title(llm_server: LocalLLMServer)
 
 def test_a_title_in_another_language_is_taken_from_the_question() -> None:
     assert title_in_language("VPN installation", question=PERSIAN_QUESTION) == (
-        "کلاینت وی‌پی‌ان را روی لینوکس نصب کنم"
+        "چگونگی نصب کلاینت وی‌پی‌ان روی لینوکس"
     )
     assert title_in_language("نصب وی‌پی‌ان", question=PERSIAN_QUESTION) == "نصب وی‌پی‌ان"
     assert title_in_language("VPN installation", question="How do I install it?") == (

@@ -220,6 +220,10 @@ def test_progress_view_returns_fresh_cells_for_the_listed_documents(admin_client
     assert 'value="40"' in rows[moving.pk]["cells"]["progress_bar"]
     assert "Processing" in rows[moving.pk]["cells"]["status_badge"]
     assert "Broken file" in rows[failed.pk]["cells"]["failure_reason"]
+    # Every column the list shows but the link, so a finished document's chunks are not stale.
+    assert ">0</a>" in rows[moving.pk]["cells"]["chunks_link"]
+    assert {"collection", "size", "language", "updated_at"} <= set(rows[moving.pk]["cells"])
+    assert "name" not in rows[moving.pk]["cells"]
 
     Document.objects.filter(pk=moving.pk).update(status=DocumentStatus.READY, progress=100)
     again = admin_client.get(reverse("admin:corpus_document_progress"), {"ids": str(moving.pk)})

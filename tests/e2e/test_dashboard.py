@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def _open_dashboard(page: Page) -> None:
     page.get_by_role("link", name="Analytics", exact=True).first.click()
-    page.locator("#analytics-dashboard-link").get_by_role("link", name="Dashboard").click()
+    page.locator(".app-analytics tr.model-dashboard").get_by_role("link", name="Dashboard").click()
     expect(page.locator("#period")).to_be_visible()
 
 

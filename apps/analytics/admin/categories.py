@@ -90,22 +90,24 @@ class CategoryAdmin(admin.ModelAdmin[Category]):
             raise PermissionDenied
         form = PeriodForm(request.GET)
         context = {**self.admin_site.each_context(request), "opts": self.opts, "form": form}
-        if not form.is_valid():
-            context |= {"title": "Dashboard", "presets": []}
-            return TemplateResponse(request, DASHBOARD_TEMPLATE, context, status=400)
-        period = form.period(today=local_day(timezone.now()))
+        # An invalid field is said beside it; the board still shows what the valid ones ask.
+        status = 200 if form.is_valid() else 400
+        today = local_day(timezone.now())
+        period = form.period(today=today)
         board = board_get(period=period)
         # Auditors may open the turns behind a figure and read questions; analysts may not.
         may_see_turns = request.user.has_perm(TURNS_PERMISSION)
         refused = questions_refused(period=period) if may_see_turns else []
         least = questions_least_confident(period=period) if may_see_turns else []
-        if request.GET.get("format") == "csv":
+        if request.GET.get("format") == "csv" and status == 200:
             return board_csv(board, refused, least)
         base = reverse(f"{self.admin_site.name}:answers_turn_changelist") if may_see_turns else ""
-        context |= dashboard_context(board, TurnLinks(base, period), request.GET, refused)
+        range_value = form.range_value(period, today=today)
+        links = TurnLinks(base, period)
+        context |= dashboard_context(board, links, request.GET, refused, range_value=range_value)
         context |= {"least_confident": least, "may_see_turns": may_see_turns}
         context["evaluation"] = router_evaluation_latest()
-        return TemplateResponse(request, DASHBOARD_TEMPLATE, context)
+        return TemplateResponse(request, DASHBOARD_TEMPLATE, context, status=status)
 
 
 # --- Read-only records -----------------------------------------------------------------------

@@ -51,29 +51,52 @@ class PeriodForm(forms.Form):
     )
 
     def clean(self) -> dict[str, Any]:
+        # Errors are set on the field they are about, so the template shows each beside its
+        # field and `period()` still reads every other field that was valid.
         data = super().clean() or {}
-        if data.get("range") == CUSTOM or (not data.get("range") and data.get("day_from")):
-            first, last = data.get("day_from"), data.get("day_to") or local_day(timezone.now())
-            if first is None:
-                raise forms.ValidationError("A custom range needs a first day.")
-            if first > last:
-                raise forms.ValidationError("The first day must not be after the last.")
-            longest = settings.RAG_DASHBOARD_MAX_DAYS
-            if (last - first).days >= longest:
-                raise forms.ValidationError(f"A range is at most {longest} days.")
+        if not self._is_custom(data) or {"day_from", "day_to"} & set(self.errors):
+            return data
+        first, last = data.get("day_from"), data.get("day_to") or local_day(timezone.now())
+        longest = settings.RAG_DASHBOARD_MAX_DAYS
+        if first is None:
+            self.add_error("day_from", "A custom range needs a first day.")
+        elif first > last:
+            self.add_error("day_to", "The first day must not be after the last.")
+        elif (last - first).days >= longest:
+            self.add_error("day_to", f"A range is at most {longest} days.")
         return data
 
+    def _is_custom(self, data: Mapping[str, Any]) -> bool:
+        # Days typed in win over the preset the form carries along in `range`.
+        days_given = any(self.data.get(name) for name in ("day_from", "day_to"))
+        return days_given or data.get("range") == CUSTOM
+
     def period(self, *, today: dt.date) -> Period:
-        data = self.cleaned_data
+        """The period asked for, from whatever was valid: an invalid cut is dropped, and an
+        invalid custom range falls back to the preset (or the default)."""
+        data = self.cleaned_data if hasattr(self, "cleaned_data") else {}
         collection, group = data.get("collection"), data.get("group")
         cuts = {
             "collection": collection.pk if collection else ANY,
             "group": group.pk if group else ANY,
         }
-        if data.get("day_from"):
+        if self._is_custom_valid():
             return Period(data["day_from"], data.get("day_to") or today, **cuts)
-        days = int(data.get("range") or DEFAULT_DAYS)
-        return Period(today - dt.timedelta(days=days - 1), today, **cuts)
+        return Period(today - dt.timedelta(days=self.preset_days() - 1), today, **cuts)
+
+    def range_value(self, period: Period, *, today: dt.date) -> str:
+        """What the form carries along in `range`: the preset shown, or "custom"."""
+        preset = self.preset_days()
+        is_preset = period.last == today and period.days == preset
+        return str(preset) if is_preset and not self._is_custom_valid() else CUSTOM
+
+    def _is_custom_valid(self) -> bool:
+        data = self.cleaned_data if hasattr(self, "cleaned_data") else {}
+        return bool(data.get("day_from")) and not {"day_from", "day_to"} & set(self.errors)
+
+    def preset_days(self) -> int:
+        chosen = (self.cleaned_data if hasattr(self, "cleaned_data") else {}).get("range")
+        return int(chosen) if chosen and chosen != CUSTOM else DEFAULT_DAYS
 
 
 @dataclass(frozen=True)
@@ -234,19 +257,32 @@ def _in_s(ms: float | None) -> float | None:
     return None if ms is None else round(ms / 1000, 3)
 
 
+def preset_links(period: Period, *, range_value: str) -> list[tuple[int, str, bool]]:
+    """(days, link, current) per preset: a link keeps the valid cuts and drops custom days."""
+    kept = {"collection": period.collection, "group": period.group}
+    cuts = {k: v for k, v in kept.items() if v != ANY}
+    return [(d, "?" + urlencode({**cuts, "range": d}), range_value == str(d)) for d in PRESET_DAYS]
+
+
 def dashboard_context(
-    board: Board, links: TurnLinks, query: Any, refused: Sequence[QuestionCount]
+    board: Board,
+    links: TurnLinks,
+    query: Any,
+    refused: Sequence[QuestionCount],
+    *,
+    range_value: str,
 ) -> dict[str, Any]:
-    """Everything the template shows; `query` is the request's GET (for the preset links)."""
+    """Everything the template shows; `query` is the request's GET (for the preset links),
+    `range_value` the preset (or "custom") the form keeps while a cut is changed."""
     p = board.period
     before = p.previous()
-    kept = {k: v for k, v in query.items() if k in ("collection", "group")}
     return {
         "title": "Dashboard",
         "subtitle": f"{p.first:%Y-%m-%d} to {p.last:%Y-%m-%d} ({p.days} days), compared with "
         f"{before.first:%Y-%m-%d} to {before.last:%Y-%m-%d}",
         "board": board,
-        "presets": [(d, "?" + urlencode({**kept, "range": d}), p.days == d) for d in PRESET_DAYS],
+        "presets": preset_links(p, range_value=range_value),
+        "range_value": range_value,
         "csv_url": "?" + urlencode({**query.dict(), "format": "csv"}),
         "cards": summary_cards(board, links),
         "turns": turn_chart(board, links),

@@ -25,7 +25,7 @@ from apps.analytics.models import (
     DailyTurnCount,
 )
 from apps.answers.composing.confidence import ConfidenceBand
-from apps.corpus.models import Document
+from apps.corpus.models import Document, DocumentStatus
 
 PRESET_DAYS = (7, 30, 90, 365)
 DOCUMENTS_SHOWN = 10
@@ -137,6 +137,17 @@ class DocumentCount:
 
 
 @dataclass(frozen=True)
+class DocumentState:
+    """A document that cannot be cited yet or at all: its status and why it failed."""
+
+    pk: int
+    title: str
+    collection: str
+    status: str
+    error: str
+
+
+@dataclass(frozen=True)
 class Board:
     period: Period
     slots: tuple[Slot, ...]
@@ -147,8 +158,10 @@ class Board:
     categories: tuple[Line, ...]  # extra: refused, feedback_up, feedback_down
     composers: tuple[tuple[str, int, int], ...]  # composer, turns, fallbacks
     documents_top: tuple[DocumentCount, ...]
-    documents_never: tuple[DocumentCount, ...]
+    documents_never: tuple[DocumentCount, ...]  # ready documents only
     documents_never_total: int
+    documents_unready: tuple[DocumentState, ...]  # failed or waiting: they could not be cited
+    documents_unready_total: int
 
 
 def slots_for(period: Period) -> list[Slot]:
@@ -174,7 +187,7 @@ def slots_for(period: Period) -> list[Slot]:
 
 
 def board_get(*, period: Period) -> Board:
-    """Seven queries whatever the period: turns, previous, latency, categories, documents x3."""
+    """Nine queries whatever the period: turns, previous, latency, categories, documents x5."""
     slots = slots_for(period)
     slot_of = _slot_index(slots)
     turn_rows = list(
@@ -311,9 +324,13 @@ def _documents(period: Period) -> dict[str, Any]:
         .annotate(turns=Sum("turns"))
         .order_by("-turns", "document__title")[:DOCUMENTS_SHOWN]
     )
-    never = documents.exclude(Exists(cited.filter(document_id=OuterRef("pk")))).select_related(
+    # A failed or waiting document has no chunks to cite: it is listed apart, with its status,
+    # so "never cited" says something about the documents readers could have been shown.
+    ready = documents.filter(status=DocumentStatus.READY)
+    never = ready.exclude(Exists(cited.filter(document_id=OuterRef("pk")))).select_related(
         "collection"
     )
+    unready = documents.exclude(status=DocumentStatus.READY).select_related("collection")
     return {
         "documents_top": tuple(
             DocumentCount(
@@ -329,4 +346,9 @@ def _documents(period: Period) -> dict[str, Any]:
             for d in never.order_by("title", "filename")[:DOCUMENTS_SHOWN]
         ),
         "documents_never_total": never.count(),
+        "documents_unready": tuple(
+            DocumentState(d.pk, d.title or d.filename, d.collection.name, d.status, d.error_message)
+            for d in unready.order_by("status", "title", "filename")[:DOCUMENTS_SHOWN]
+        ),
+        "documents_unready_total": unready.count(),
     }

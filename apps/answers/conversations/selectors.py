@@ -20,6 +20,8 @@ from apps.answers.routing.types import HistoryMessage
 from apps.answers.routing.window import conversation_window
 from apps.corpus.access import collections_readable, user_collection_ids_readable
 from apps.corpus.models import Chunk, Collection, Document, DocumentStatus
+from apps.corpus.text import detect_language
+from apps.corpus.text.readable import readable_title
 
 
 def conversation_history(*, conversation_id: UUID, before_index: int) -> tuple[HistoryMessage, ...]:
@@ -138,7 +140,9 @@ def conversation_collections_chosen(
 
 def example_topics(*, user_id: int, language: str, limit: int = EXAMPLES) -> list[str]:
     """Topics to suggest asking about, one per readable document, documents in `language`
-    first: a section heading below the title, else the title."""
+    first: a section heading below the title, else the title. A topic in another script is
+    wrapped in first-strong isolates, so an English heading inside a Persian sentence (or the
+    reverse) keeps its own direction without reordering the sentence's quotes around it."""
     documents = Document.objects.filter(status=DocumentStatus.READY, chunk_count__gt=0)
     readable = user_collection_ids_readable(user_id=user_id)
     if readable is not None:
@@ -152,9 +156,17 @@ def example_topics(*, user_id: int, language: str, limit: int = EXAMPLES) -> lis
         .order_by("other_language", "title", "pk")
         .values_list("section", "title", "filename")[:limit]
     )
-    return [
-        _topic(section or title or filename.rsplit(".", 1)[0]) for section, title, filename in rows
+    topics = [
+        _topic(s or readable_title(title, filename=filename.rsplit(".", 1)[0]))
+        for s, title, filename in rows
     ]
+    return [_isolated(topic, language=language[:2]) for topic in topics]
+
+
+def _isolated(topic: str, *, language: str) -> str:
+    # U+2068 FIRST STRONG ISOLATE ... U+2069 POP DIRECTIONAL ISOLATE; the topic's own script
+    # decides, as a Persian document may well have English headings.
+    return topic if detect_language(topic) == language else f"\u2068{topic}\u2069"
 
 
 def _topic(heading: str) -> str:

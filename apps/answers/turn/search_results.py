@@ -9,6 +9,7 @@ question's language (`matched` false and a `message`), and readers show the resu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,12 +20,40 @@ from apps.answers.retrieval.relevance import relevance
 from apps.answers.retrieval.types import RetrievedChunk
 from apps.corpus.search.legs import KeywordQuery, chunk_headlines, headline_html
 from apps.corpus.text import detect_language
+from apps.corpus.text.readable import readable_title
 from ragplatform.db_threads import db_call
 
 _NOTHING_MATCHES = {
     "en": "Nothing in the documents matches “{query}”.",
     "fa": "در اسناد چیزی مطابق با «{query}» پیدا نشد.",
 }
+
+
+_TABLE_CELL = re.compile(r"\s*\|\s*")
+_TABLE_RULE = re.compile(r"^[\s|:\-]*$")
+CELL_SEPARATOR = " · "
+
+
+def table_rows_as_rows(text: str) -> str:
+    """A snippet cut from a Markdown table, as rows: each row on a line of its own with its
+    cells between separators, the |---| rule gone; other lines run on as prose. Works on the
+    plain headline and on its escaped HTML alike (neither escaping nor <mark> touches | or -)."""
+    parts: list[tuple[bool, str]] = []
+    for line in text.splitlines():
+        if line.count("|") < 2:
+            if line.strip():
+                parts.append((False, line.strip()))
+            continue
+        if _TABLE_RULE.match(line):
+            continue  # the header rule: no content of its own
+        cells = [c for c in _TABLE_CELL.split(line.strip().strip("|").strip()) if c]
+        parts.append((True, CELL_SEPARATOR.join(cells)))
+    joined = ""
+    for n, (is_row, piece) in enumerate(parts):
+        if n:
+            joined += "\n" if is_row or parts[n - 1][0] else " "
+        joined += piece
+    return joined
 
 
 def _best_chunk_per_document(chunks: Sequence[RetrievedChunk], limit: int) -> list[RetrievedChunk]:
@@ -58,13 +87,15 @@ async def search_results_data(
                 "rank": rank,
                 "document": chunk.document_id,
                 "chunk": chunk.chunk_id,
-                "title": chunk.display_title,
+                "title": readable_title(chunk.display_title, filename=chunk.filename),
                 "source_file": chunk.filename,
                 "page": chunk.page,
                 "heading": chunk.heading,
                 "score": round(score, 4),
                 "weak": score < match_from,
-                "snippet_html": headline_html(headlines.get(chunk.chunk_id, chunk.text[:300])),
+                "snippet_html": headline_html(
+                    table_rows_as_rows(headlines.get(chunk.chunk_id, chunk.text[:300]))
+                ),
                 "url": reverse("document-source", args=[chunk.document_id]),
             }
             for rank, (chunk, score) in enumerate(zip(documents, scores, strict=True), start=1)

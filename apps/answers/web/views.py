@@ -35,10 +35,12 @@ from apps.answers.turn.entry import (
 from apps.answers.turn.live import with_keepalive
 from apps.answers.turn.rejections import REJECTIONS, rejection_code
 from apps.answers.turn.replay import turn_stored_visible
+from apps.answers.turn.search_results import table_rows_as_rows
 from apps.answers.turn.selectors import turn_get
 from apps.answers.turn.services import InvalidQuestion
 from apps.answers.web.conversation_views import chat_sidebar_context
 from apps.corpus.access import user_collection_ids_readable
+from apps.corpus.text.readable import readable_title
 from ragplatform.db_threads import db_call
 from ragplatform.errors import FailureCode, json_error
 from ragplatform.gates import methods_allowed, signed_in_required
@@ -104,7 +106,12 @@ def _turn_view(turn: Turn, readable: frozenset[int] | None) -> dict[str, Any]:
     citations = [_citation_view(numbers[c.alias], c) for c in shown.citations]
     search = shown.events.get(EventType.SEARCH_RESULTS, {})
     results = [
-        {**r, "snippet": mark_only_html(r.get("snippet_html", ""))}
+        {
+            **r,
+            # Turns stored before titles and table rows were made readable show them so too.
+            "title": readable_title(r.get("title", ""), filename=r.get("source_file", "")),
+            "snippet": mark_only_html(table_rows_as_rows(r.get("snippet_html", ""))),
+        }
         for r in search.get("results", [])
     ]
     turn.answer, turn.followups = shown.answer, shown.followups  # what the template reads

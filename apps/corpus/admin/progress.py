@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from django.contrib.admin.utils import display_for_field, display_for_value, lookup_field
+from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import QuerySet
 from django.http import HttpRequest, JsonResponse
 from django.utils import timezone
-from django.utils.html import format_html
+from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import SafeString
 from django.utils.text import Truncator
 from django.utils.timesince import timesince
@@ -22,8 +24,6 @@ from ragplatform.workers import worker_alive, worker_last_seen
 if TYPE_CHECKING:
     from django.contrib.admin import ModelAdmin
 
-# The columns the list refreshes in place (their CSS class is `field-<name>`).
-LIVE_COLUMNS = ("status_badge", "progress_bar", "waiting", "failure_reason")
 # One poll answers for at most one changelist page of documents.
 MAX_IDS = 500
 FINAL_STATUSES = frozenset({DocumentStatus.READY, DocumentStatus.FAILED})
@@ -74,17 +74,41 @@ def progress_json(model_admin: ModelAdmin[Document], request: HttpRequest) -> Js
     if ids is None:
         message = f"ids must be up to {MAX_IDS} document ids separated by commas"
         return json_error(FailureCode.INVALID_REQUEST, message)
-    documents = model_admin.get_queryset(request).filter(pk__in=ids)
+    documents = model_admin.get_queryset(request).filter(pk__in=ids).select_related("collection")
+    columns = live_columns(model_admin, request)
     rows = [
         {
             "id": document.pk,
             "status": document_live_state(document),
-            "cells": {name: str(getattr(model_admin, name)(document)) for name in LIVE_COLUMNS},
+            "cells": {name: cell_html(model_admin, name, document) for name in columns},
         }
         for document in documents
     ]
     active = any(row["status"] not in FINAL_STATUSES for row in rows)
     return JsonResponse({"documents": rows, "active": active})
+
+
+def live_columns(model_admin: ModelAdmin[Document], request: HttpRequest) -> list[str]:
+    """Every column the list shows but its links (their CSS class is `field-<name>`): a
+    document that finishes while the page is open changes its chunk count, size and language
+    as well as its status, and a column left out shows the stale value until a reload."""
+    shown = list(model_admin.get_list_display(request))
+    links = set(model_admin.get_list_display_links(request, shown) or shown[:1])
+    return [name for name in shown if isinstance(name, str) and name not in links]
+
+
+def cell_html(model_admin: ModelAdmin[Document], name: str, document: Document) -> str:
+    """One cell's content as the changelist renders it (`admin_list.items_for_result`)."""
+    empty = model_admin.get_empty_value_display()
+    try:
+        field, attr, value = lookup_field(name, document, model_admin)
+    except (AttributeError, ObjectDoesNotExist):
+        return str(empty)
+    if field is None:
+        shown = display_for_value(value, empty, getattr(attr, "boolean", False))
+    else:
+        shown = display_for_field(value, field, empty)
+    return str(conditional_escape(shown))  # the display methods' own markup is kept
 
 
 def worker_warning(documents: QuerySet[Document]) -> str:

@@ -1,6 +1,6 @@
 // The admin's document list: while any listed document is pending or processing, ask the
-// progress view for fresh cells (status, progress, waiting time, failure reason) and swap them
-// in, so an upload can be watched without reloading. The cells are rendered by the server, as
+// progress view for fresh cells (every column but the document's link: status, progress,
+// chunks, size, language...) and swap them in, so an upload can be watched without reloading. The cells are rendered by the server, as
 // on the first load; this file shows no text of its own. Its address and pace come from the
 // template, on the script element (#document-progress).
 
