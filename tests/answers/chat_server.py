@@ -66,7 +66,9 @@ def dribbling(pieces: list[str], *, delay_s: float, first_delay_s: float = 0.0) 
     """A slow model: the stream's head at once, then one piece every `delay_s` (the first after
     `first_delay_s`), then the end; the body runs until the connection closes."""
 
-    async def respond(body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    async def respond(
+        body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
         head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
         writer.write(head.encode() + sse_chunk(None))
         await writer.drain()

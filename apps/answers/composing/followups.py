@@ -75,12 +75,15 @@ async def followups_suggest(
     neighbours: Sequence[ChunkRow] = (),
     asked: Sequence[str] = (),
     refused: bool = False,
+    model_timeout_s: float = 10.0,
+    model_max_tokens: int = 200,
 ) -> list[str]:
     """Up to `max_items` questions, none a near-duplicate of another, of `query` or of a
     question in `asked`.
 
     `duplicate_cosine` is the embedding cosine from which two questions count as one; by
-    default it depends on the embedding model (DUPLICATE_COSINE_BY_MODEL).
+    default it depends on the embedding model (DUPLICATE_COSINE_BY_MODEL). The model's
+    suggestions (with `chat`) get `model_timeout_s`: the answer's final event waits for them.
     """
     threshold = duplicate_cosine or duplicate_threshold(embedder.model_id)
     if refused:
@@ -98,7 +101,13 @@ async def followups_suggest(
     proposed: list[str] = []
     if chat is not None:
         proposed = await model_questions(
-            chat, query=query, answer_text=answer_text, chunks=sources, language=language
+            chat,
+            query=query,
+            answer_text=answer_text,
+            chunks=sources,
+            language=language,
+            timeout_s=model_timeout_s,
+            max_tokens=model_max_tokens,
         )
     # Model suggestions first; offline ones fill in whatever dedup removes.
     pool = proposed + offline[: max_items + 1 + len(asked)]
@@ -257,6 +266,8 @@ async def model_questions(
     answer_text: str,
     chunks: Sequence[ChunkRow],
     language: str,
+    timeout_s: float,
+    max_tokens: int,
 ) -> list[str]:
     topics = [f"{c.title} — {c.heading}" if c.heading else c.title for c in chunks[:5]]
     clean_answer, _ = extract_citations(answer_text)
@@ -264,14 +275,15 @@ async def model_questions(
         query=query, answer_text=clean_answer, topics=topics, language=language
     )
     try:
-        raw = await chat.complete_json(
-            messages=messages,
-            schema=FOLLOWUP_SCHEMA,
-            schema_name=FOLLOWUP_SCHEMA_NAME,
-            max_tokens=200,
-        )
+        async with asyncio.timeout(timeout_s):
+            raw = await chat.complete_json(
+                messages=messages,
+                schema=FOLLOWUP_SCHEMA,
+                schema_name=FOLLOWUP_SCHEMA_NAME,
+                max_tokens=max_tokens,
+            )
         items = reply_json_object(raw).get("questions")
-    except (ChatError, ValueError, AttributeError) as exc:
+    except (ChatError, ValueError, AttributeError, TimeoutError) as exc:
         logger.info("follow-up suggestions from the model failed, using offline ones: %s", exc)
         return []
     if not isinstance(items, list):
