@@ -206,7 +206,7 @@ def test_the_post_turn_call_keeps_to_its_own_time_limit(
 
     settings.RAG_POST_TURN_TIMEOUT_S = 0.5  # type: ignore[attr-defined]
     turn = _turn(Conversation.objects.create(), 1, "How do I install the VPN client?")
-    with threaded_server(never_answers) as url:  # type: ignore[arg-type]
+    with threaded_server(never_answers) as url:
         chat = OpenAIChatModel(ChatSettings(base_url=url, api_key="", model="m", timeout_s=20))
         started = time.monotonic()
         decision = post_turn_run(turn_id=turn.pk, embedder=embedder, chat=chat)

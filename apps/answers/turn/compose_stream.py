@@ -38,7 +38,7 @@ from apps.answers.streaming import (
     TextPiece,
     uncited_share,
 )
-from apps.answers.turn.pacing import NOTHING_YET, composer_paced
+from apps.answers.turn.pacing import NothingYet, composer_paced
 from apps.answers.turn.recorder import EventRecorder
 from apps.answers.turn.services import CitationRecord
 
@@ -161,7 +161,7 @@ class _Sink:
         async with composer_paced(composer.compose(request)) as paced:
             while True:
                 event = await paced.next(timeout_at=self._flush_at())
-                if event is NOTHING_YET:  # held text has waited its time: show it
+                if isinstance(event, NothingYet):  # held text has waited its time: show it
                     for piece in self.coalescer.flush():
                         yield await self._token(piece)
                     continue

@@ -15,11 +15,11 @@ from collections.abc import AsyncIterator
 from apps.answers.composing.types import ComposerEvent
 
 
-class _NothingYet:
+class NothingYet:
     """No event by the deadline: the composer is still at work."""
 
 
-NOTHING_YET = _NothingYet()
+NOTHING_YET = NothingYet()
 _END = object()
 
 
@@ -28,7 +28,7 @@ class PacedEvents:
         self._queue: asyncio.Queue[object] = asyncio.Queue(maxsize=1)
         self._reader = asyncio.create_task(self._read(events))
 
-    async def next(self, *, timeout_at: float | None) -> ComposerEvent | _NothingYet | None:
+    async def next(self, *, timeout_at: float | None) -> ComposerEvent | NothingYet | None:
         """The next event, NOTHING_YET at `timeout_at` (loop time), None after the last one;
         the composer's own error is raised here."""
         try:
