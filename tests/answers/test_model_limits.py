@@ -21,6 +21,7 @@ from django.core.management import CommandError, call_command
 from django.db import connections
 
 from apps.answers.composing.attribution import answer_attribute
+from apps.answers.composing.confidence import confidence_band
 from apps.answers.composing.conversational import ConversationalResponder
 from apps.answers.composing.extractive import ExtractiveComposer
 from apps.answers.composing.openai_composer import OpenAIComposer
@@ -28,13 +29,15 @@ from apps.answers.composing.prompts import FOLLOWUP_SCHEMA_NAME
 from apps.answers.events import Envelope
 from apps.answers.models import Conversation, Turn, TurnStatus
 from apps.answers.providers.registry import Providers, _configured_providers, providers_override
-from apps.answers.retrieval.types import ContextChunk, ContextWindow
+from apps.answers.retrieval.types import Candidate, ContextChunk, ContextWindow
 from apps.answers.routing.types import Intent
+from apps.answers.turn.compose_stream import ComposeOutcome, answer_confidence
 from apps.answers.turn.run import turn_run
 from apps.answers.turn.services import turn_start
-from tests.answers.chat_server import dribbling, scripted_server, slow_model
+from tests.answers.chat_server import dribbling, scripted_server, slow_model, sse_chunk
 from tests.answers.fakes import (
     FixedClassifier,
+    ScriptedComposer,
     classification,
     event_types,
     handbook_load,
@@ -183,24 +186,37 @@ def test_held_text_is_sent_on_a_timer_while_the_model_is_still_writing(
     handbook_load(embedder)
     # No boundary and under the coalescer's 60 characters, then a long pause.
     pieces = ["Employees take ", "twenty-six days", " of annual leave a year [c1]."]
+    last_piece_at: list[float] = []
+
+    async def respond(
+        body: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+        writer.write(head.encode())
+        for index, piece in enumerate(pieces):
+            if index == len(pieces) - 1:
+                last_piece_at.append(time.monotonic())
+            writer.write(sse_chunk(piece))
+            await writer.drain()
+            await asyncio.sleep(4.0)
+        writer.write(b"data: [DONE]\n\n")
+        await writer.drain()
 
     async def run() -> float:
-        async with slow_model(dribbling(pieces, delay_s=4.0)) as url:
+        async with slow_model(respond) as url:
             composer = OpenAIComposer(chat_model(url, "slow"), timeout_s=60)
             providers = replace(providers_fake(embedder), composer=composer)
             turn = await sync_to_async(_turn_started)(QUESTION)
-            first = None
             async for envelope in turn_run(turn_id=turn, providers=providers):
-                if envelope["type"] == "token" and first is None:
-                    first = time.monotonic()
-            assert first is not None
-            return time.monotonic() - first
+                if envelope["type"] == "token":
+                    return time.monotonic()
+        raise AssertionError("no text")
 
-    shown_before_the_end_s = async_to_sync(run)()
+    first_text_at = async_to_sync(run)()
 
-    # The first words were shown while the model paused (8 s of pauses after them). Before:
-    # held until the rest came, so the first text and the end were moments apart.
-    assert shown_before_the_end_s > 4.0
+    # The first words were shown while the model paused, before it wrote its last piece.
+    # Before: held until the rest came.
+    assert not last_piece_at or first_text_at < last_piece_at[0]
 
 
 def test_after_a_fallback_the_model_is_not_asked_for_follow_ups(
@@ -214,8 +230,13 @@ def test_after_a_fallback_the_model_is_not_asked_for_follow_ups(
     async def run() -> tuple[list[Envelope], list[bytes]]:
         async with scripted_server(never_answers) as (url, bodies):
             chat = chat_model(url, "busy", timeout_s=6, first_token_timeout_s=1.0)
+            # A fallback that answers (cites c1) rather than refuses: a refusal's
+            # suggestions never asked the model.
             providers = replace(
-                _with_fallback(embedder, OpenAIComposer(chat, timeout_s=6)), chat=chat
+                providers_fake(embedder),
+                composer=OpenAIComposer(chat, timeout_s=6),
+                fallback_composer=ScriptedComposer(),
+                chat=chat,
             )
             turn = await sync_to_async(_turn_started)(QUESTION)
             events = [e async for e in turn_run(turn_id=turn, providers=providers)]
@@ -296,24 +317,15 @@ def test_the_answer_s_token_cap_setting_cuts_a_real_model_s_answer(
 # --- 8. a content-free answer: no green badge, no source -----------------------------------
 
 
-def test_a_self_reported_confidence_cannot_put_a_content_free_answer_in_the_green(
-    embedder: CountingEmbedder,
-) -> None:
-    handbook_load(embedder)
-    reply = "| --- | --- |\n| [c1] | [c1] |\nCONFIDENCE: 0.95"
+def test_a_confident_composer_cannot_put_a_content_free_answer_in_the_green() -> None:
+    sure = Candidate(1, dense_rank=1, dense_score=0.99, keyword_rank=1)
+    chunks = [retrieved_chunk(1, "Employees take twenty-six days of leave.", candidate=sure)]
+    full = ComposeOutcome(text="Employees take twenty-six days of leave.", support=0.95)
+    empty = ComposeOutcome(text="| --- | --- |\n|  |  |", support=0.95)
 
-    async def run() -> list[Envelope]:
-        async with slow_model(dribbling([reply], delay_s=0.0)) as url:
-            composer = OpenAIComposer(chat_model(url, "sure"), timeout_s=30)
-            providers = replace(providers_fake(embedder), composer=composer)
-            turn = await sync_to_async(_turn_started)(QUESTION)
-            return [e async for e in turn_run(turn_id=turn, providers=providers)]
-
-    events = async_to_sync(run)()
-
-    confidence = next(e for e in events if e["type"] == "confidence")
-    # Before: 0.95 self-reported put it in the green band.
-    assert confidence["data"]["band"] == "red"
+    assert confidence_band(answer_confidence(outcome=full, chunks=chunks)) == "green"
+    # Before: the same badge for a table rule with no words in it.
+    assert confidence_band(answer_confidence(outcome=empty, chunks=chunks)) == "red"
 
 
 @pytest.mark.llm

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 from django.conf import settings
 
 from apps.answers.composing.confidence import confidence_band
-from apps.answers.composing.followups import NEIGHBOUR_REACH, followups_suggest
+from apps.answers.composing.followups import NEIGHBOUR_REACH, ModelLimits, followups_suggest
 from apps.answers.composing.types import ComposeRequest
 from apps.answers.events import Envelope, EventType
 from apps.answers.providers.registry import Providers
@@ -207,8 +207,10 @@ async def _followups(
             # The model that just failed to answer is not asked again: the offline
             # suggestions stand, and the end is not held back by a second wait.
             chat=None if outcome.fallback_reason else providers.chat,
-            model_timeout_s=settings.RAG_FOLLOWUPS_TIMEOUT_S,
-            model_max_tokens=settings.RAG_FOLLOWUPS_MAX_TOKENS,
+            limits=ModelLimits(
+                timeout_s=settings.RAG_FOLLOWUPS_TIMEOUT_S,
+                max_tokens=settings.RAG_FOLLOWUPS_MAX_TOKENS,
+            ),
         )
     except EmbedderError as exc:  # suggestions are a nicety; the answer stands without them
         logger.warning("No follow-up suggestions, the embedder failed: %s", exc)
