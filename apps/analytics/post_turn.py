@@ -7,6 +7,7 @@ loudly and never touches the answer.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -19,7 +20,13 @@ from django.conf import settings
 from apps.analytics.titles import title_from_question
 from apps.answers.conversations.selectors import conversation_history
 from apps.answers.models import Turn
-from apps.answers.providers.chat import ChatError, ChatMessage, ChatModel, reply_json_object
+from apps.answers.providers.chat import (
+    ChatError,
+    ChatMessage,
+    ChatModel,
+    ChatTimeout,
+    reply_json_object,
+)
 from apps.answers.routing.types import HistoryMessage, Intent, TurnAction
 from apps.corpus.search.embedders import Embedder
 from apps.corpus.text import detect_language, is_greeting, words
@@ -164,7 +171,7 @@ def decide_online(
         schema=post_turn_schema(options, aliases),
         schema_name="post_turn",
         temperature=0.0,
-        max_tokens=200,
+        max_tokens=settings.RAG_POST_TURN_MAX_TOKENS,
     )
     decision = decision_from_model(raw, options=options, aliases=aliases, model=chat.name)
     return replace(decision, title=title_in_language(decision.title, question=turn.question))
@@ -174,7 +181,12 @@ async def _complete_json_closing(chat: ChatModel, **request: Any) -> str:
     # `async_to_sync` runs this on a loop of its own that ends with the call: the connection
     # the call opened is closed on that loop, not left to be closed on a later, foreign one.
     try:
-        return await chat.complete_json(**request)
+        # Its own limit, retries included: the chat model's limit is per request.
+        async with asyncio.timeout(settings.RAG_POST_TURN_TIMEOUT_S):
+            return await chat.complete_json(**request)
+    except TimeoutError as exc:
+        limit = settings.RAG_POST_TURN_TIMEOUT_S
+        raise ChatTimeout(f"no post-turn reply within {limit:g} s") from exc
     finally:
         close = getattr(chat, "aclose", None)
         if close is not None:
@@ -212,6 +224,8 @@ def decide(
     embedder: Embedder,
     chat: ChatModel | None,
 ) -> PostTurnDecision:
+    # A refusal used no passage: whatever its context held, nothing is its source.
+    cited = cited or turn.refused
     if chat is not None:
         try:
             decision = decide_online(chat, turn=turn, options=options, aliases=aliases)

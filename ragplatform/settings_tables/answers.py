@@ -61,4 +61,10 @@ ROWS = (
         high=1.0,
         shown_default="0 (off)",
     ),
+    Int(
+        "RAG_ANSWER_MIN_CONTENT_WORDS",
+        2,
+        "An answer with fewer content words is shown in the red band.",
+        minimum=0,
+    ),
 )

@@ -30,4 +30,12 @@ ROWS = (
         low=0.05,
         high=3600.0,
     ),
+    # The coalescer cuts at boundaries; this timer shows a slow model's words all the same.
+    Float(
+        "RAG_STREAM_FLUSH_S",
+        0.25,
+        "The longest answer text waits before it is sent.",
+        low=0.01,
+        high=10.0,
+    ),
 )

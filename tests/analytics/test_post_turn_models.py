@@ -143,3 +143,74 @@ def test_the_post_turn_call_closes_what_it_opened(llm_server: LocalLLMServer) ->
 async def collect_garbage() -> None:
     gc.collect()
     await asyncio.sleep(0.05)
+
+
+# --- issue 24: a refusal has no sources; the step's own time limit ----------------------
+
+
+def _refused_turn_with_context() -> Turn:
+    """A refusal whose context held two passages of a real document."""
+    from apps.corpus.ingestion.services import (
+        collection_get_or_create,
+        document_process,
+        document_submit,
+    )
+
+    text = b"# VPN\n\nInstall the VPN client.\n\n# Leave\n\nEmployees take leave."
+    result = document_submit(
+        collection=collection_get_or_create(name="IT"), filename="it.md", data=text
+    )
+    document_process(document_id=result.document.pk)
+    chunk_id = result.document.chunks.values_list("pk", flat=True).first()
+    return _turn(
+        Conversation.objects.create(),
+        1,
+        "What is the parking garage's opening time?",
+        answer="The documents do not say when the parking garage opens.",
+        refused=True,
+        intent=Intent.FACTUAL_QUESTION,
+        context={"aliases": {"c1": chunk_id, "c2": chunk_id}},
+    )
+
+
+def test_a_refused_turn_gets_no_attributed_sources_from_the_model(
+    llm_server: LocalLLMServer, embedder: CountingEmbedder
+) -> None:
+    turn = _refused_turn_with_context()
+
+    decision = post_turn_run(turn_id=turn.pk, embedder=embedder, chat=_chat(llm_server))
+
+    # Before: the step attributed the refusal's context passages to it as its sources.
+    assert decision is not None and decision.attributed_aliases == ()
+    assert not turn.citations.exists()
+
+
+def test_a_refused_turn_gets_no_attributed_sources_offline(embedder: CountingEmbedder) -> None:
+    turn = _refused_turn_with_context()
+
+    decision = post_turn_run(turn_id=turn.pk, embedder=embedder, chat=None)
+
+    assert decision is not None and decision.attributed_aliases == ()
+    assert not turn.citations.exists()
+
+
+def test_the_post_turn_call_keeps_to_its_own_time_limit(
+    embedder: CountingEmbedder, settings: object
+) -> None:
+    import time
+
+    from tests.answers.chat_server import threaded_server
+
+    async def never_answers(body: bytes, reader: asyncio.StreamReader, writer: object) -> None:
+        await reader.read()  # until the client gives up
+
+    settings.RAG_POST_TURN_TIMEOUT_S = 0.5  # type: ignore[attr-defined]
+    turn = _turn(Conversation.objects.create(), 1, "How do I install the VPN client?")
+    with threaded_server(never_answers) as url:
+        chat = OpenAIChatModel(ChatSettings(base_url=url, api_key="", model="m", timeout_s=20))
+        started = time.monotonic()
+        decision = post_turn_run(turn_id=turn.pk, embedder=embedder, chat=chat)
+
+    # Before: it waited for the chat model's own limit (20 s here), then retried.
+    assert time.monotonic() - started < 5
+    assert decision is not None and decision.classifier.startswith("offline/")

@@ -198,7 +198,9 @@ async def test_the_confidence_line_never_streams_however_the_text_is_split(cut: 
     events = await run(scripted(ANSWER[:cut], ANSWER[cut:]), ask())
 
     assert text_of(events) == ANSWER.rsplit("\n", 1)[0]
-    assert events[-1] == SupportSignal(value=0.85, source="self-reported")
+    support = events[-1]
+    assert isinstance(support, SupportSignal)
+    assert (support.value, support.source) == (0.85, "self-reported")
 
 
 async def test_a_sentence_that_starts_like_the_label_still_streams() -> None:

@@ -165,7 +165,9 @@ async def test_an_answer_nobody_follows_is_cancelled_after_the_abandonment_limit
     turn = await sync_to_async(_turn)(user)
     await Turn.objects.filter(pk=turn.pk).aupdate(followed_at=timezone.now() - timedelta(seconds=6))
     async with asyncio.timeout(10):
-        received = [e async for e in turn_events(turn_id=turn.pk, filters=SearchFilters())]
+        # As `turn_launch` runs it: nobody reads these events but the followers.
+        events = turn_events(turn_id=turn.pk, filters=SearchFilters(), waited=False)
+        received = [e async for e in events]
     assert received[-1]["type"] == "failed" and received[-1]["data"]["code"] == "cancelled"
     assert (await Turn.objects.aget(pk=turn.pk)).status == TurnStatus.CANCELLED
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from apps.answers.composing.terms import content_terms
 from apps.answers.retrieval.types import ContextChunk, ContextWindow
-from apps.corpus.text import normalise_text, sentence_spans, words
+from apps.corpus.text import sentence_spans
 
 # A sentence shorter than this says too little to be matched to a passage ("Yes, it is.").
 MIN_CONTENT_WORDS = 4
@@ -31,7 +32,9 @@ class Attribution:
 
 
 def _content_words(text: str) -> set[str]:
-    return {w for w in words(normalise_text(text).lower()) if len(w) >= MIN_WORD_CHARS}
+    # Stop-words out too: a table row of "this | that | which | there" says nothing, and
+    # must not be matched to a passage that happens to use the same small words.
+    return {w for w in content_terms(text) if len(w) >= MIN_WORD_CHARS}
 
 
 def answer_attribute(*, text: str, context: ContextWindow) -> list[Attribution]:

@@ -13,13 +13,14 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from apps.answers.composing.openai_composer import composer_error, stream_pieces
 from apps.answers.composing.prompts import conversational_messages
 from apps.answers.composing.types import (
+    ANSWER_TRUNCATED,
     EMPTY_ANSWER,
     ComposeRequest,
     ComposerError,
     ComposerEvent,
     TextDelta,
 )
-from apps.answers.providers.chat import ChatError, ChatModel
+from apps.answers.providers.chat import FINISH_LENGTH, ChatError, ChatModel
 from apps.corpus.text import greeting_kind, split_sentences
 
 REPLIES: Mapping[str, Mapping[str, str]] = {
@@ -81,7 +82,8 @@ class ConversationalResponder:
                 yield TextDelta(text)
             return
         shown = False
-        reply = self._model_reply(self._chat, request)
+        ended: list[str | None] = []
+        reply = self._model_reply(self._chat, request, ended)
         try:
             async with contextlib.aclosing(reply):
                 async for text in reply:
@@ -93,15 +95,24 @@ class ConversationalResponder:
             raise composer_error(exc, started=shown) from exc
         if not shown:
             raise ComposerError(EMPTY_ANSWER, "the model returned no reply")
+        if ended == [FINISH_LENGTH]:
+            raise ComposerError(
+                ANSWER_TRUNCATED, f"the reply reached the {self._max_tokens}-token limit"
+            )
 
     async def _model_reply(
-        self, chat: ChatModel, request: ComposeRequest
+        self, chat: ChatModel, request: ComposeRequest, ended: list[str | None]
     ) -> AsyncGenerator[str, None]:
         messages = conversational_messages(
             query=request.query, language=request.language, history=request.history
         )
         pieces = stream_pieces(
-            chat, messages, timeout_s=self._timeout_s, max_tokens=self._max_tokens, temperature=0.5
+            chat,
+            messages,
+            timeout_s=self._timeout_s,
+            max_tokens=self._max_tokens,
+            temperature=0.5,
+            on_finish=ended.append,
         )
         started = False
         async with contextlib.aclosing(pieces):

@@ -26,6 +26,7 @@ import logging
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -60,6 +61,14 @@ _OPENERS = "the|a|an|your|our|its|their|this|that|each|every|any|no|of|for|in|on
 _UNITS = word_set("kb mb gb tb kib mib gib ms sec seconds minutes hours days px pt")
 
 
+@dataclass(frozen=True)
+class ModelLimits:
+    """The model's follow-up call: RAG_FOLLOWUPS_TIMEOUT_S and RAG_FOLLOWUPS_MAX_TOKENS."""
+
+    timeout_s: float = 10.0
+    max_tokens: int = 200
+
+
 async def followups_suggest(
     *,
     query: str,
@@ -75,13 +84,11 @@ async def followups_suggest(
     neighbours: Sequence[ChunkRow] = (),
     asked: Sequence[str] = (),
     refused: bool = False,
+    limits: ModelLimits = ModelLimits(),
 ) -> list[str]:
-    """Up to `max_items` questions, none a near-duplicate of another, of `query` or of a
-    question in `asked`.
-
-    `duplicate_cosine` is the embedding cosine from which two questions count as one; by
-    default it depends on the embedding model (DUPLICATE_COSINE_BY_MODEL).
-    """
+    """Up to `max_items` questions, none a near-duplicate of another, of `query` or of one in
+    `asked` (from `duplicate_cosine`, by default DUPLICATE_COSINE_BY_MODEL); the model's
+    (`chat`) within `limits`, since the answer's end waits for them."""
     threshold = duplicate_cosine or duplicate_threshold(embedder.model_id)
     if refused:
         closest = closest_sources(query, candidates)
@@ -98,7 +105,12 @@ async def followups_suggest(
     proposed: list[str] = []
     if chat is not None:
         proposed = await model_questions(
-            chat, query=query, answer_text=answer_text, chunks=sources, language=language
+            chat,
+            query=query,
+            answer_text=answer_text,
+            chunks=sources,
+            language=language,
+            limits=limits,
         )
     # Model suggestions first; offline ones fill in whatever dedup removes.
     pool = proposed + offline[: max_items + 1 + len(asked)]
@@ -257,6 +269,7 @@ async def model_questions(
     answer_text: str,
     chunks: Sequence[ChunkRow],
     language: str,
+    limits: ModelLimits,
 ) -> list[str]:
     topics = [f"{c.title} — {c.heading}" if c.heading else c.title for c in chunks[:5]]
     clean_answer, _ = extract_citations(answer_text)
@@ -264,14 +277,15 @@ async def model_questions(
         query=query, answer_text=clean_answer, topics=topics, language=language
     )
     try:
-        raw = await chat.complete_json(
-            messages=messages,
-            schema=FOLLOWUP_SCHEMA,
-            schema_name=FOLLOWUP_SCHEMA_NAME,
-            max_tokens=200,
-        )
+        async with asyncio.timeout(limits.timeout_s):
+            raw = await chat.complete_json(
+                messages=messages,
+                schema=FOLLOWUP_SCHEMA,
+                schema_name=FOLLOWUP_SCHEMA_NAME,
+                max_tokens=limits.max_tokens,
+            )
         items = reply_json_object(raw).get("questions")
-    except (ChatError, ValueError, AttributeError) as exc:
+    except (ChatError, ValueError, AttributeError, TimeoutError) as exc:
         logger.info("follow-up suggestions from the model failed, using offline ones: %s", exc)
         return []
     if not isinstance(items, list):

@@ -252,9 +252,16 @@ class OpenAIComposer:
             # Like the offline composer's refusal, it names the closest documents.
             for piece in refusal_pieces(request.language, closest_titles(request.context))[1:]:
                 yield TextDelta(piece)
+        coverage = marker_coverage(answer, aliases)
         if tail.confidence is not None:
-            yield SupportSignal(value=tail.confidence, source="self-reported")
+            # Uncalibrated, a model's own figure may not claim more support than its valid
+            # markers show: a small model reports 0.9 for an answer that cites nothing.
+            yield SupportSignal(
+                value=min(tail.confidence, coverage),
+                source="self-reported",
+                signals=(("self_reported", tail.confidence), ("marker_coverage", coverage)),
+            )
         else:
-            yield SupportSignal(value=marker_coverage(answer, aliases), source="marker-coverage")
+            yield SupportSignal(value=coverage, source="marker-coverage")
         if refused:
             yield Refusal(reason="the model said the sources do not answer")

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -25,6 +26,7 @@ from apps.answers.evaluation.beir import BeirQuery, corpus_id_from_filename
 from apps.answers.evaluation.metrics import percentile
 from apps.answers.evaluation.metrics import share as share_of
 from apps.answers.evaluation.signals import QuestionSignals
+from apps.answers.events import EventType
 from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.context import context_build
 from apps.answers.retrieval.types import QueryRewrite, RetrievalRequest, RetrievedChunk
@@ -56,13 +58,37 @@ class AnswerScores:
     cited_relevant: int = 0
     cited_total: int = 0
     latency_ms: list[float] = field(default_factory=list)
+    first_text_ms: list[float] = field(default_factory=list)  # question to first text shown
     refusal_confidences: list[float] = field(default_factory=list)  # every refusal must be red
     # Questions the composer failed on (query id, what went wrong): listed, left out of
     # every figure above, and the run goes on.
     errors: list[dict[str, str]] = field(default_factory=list)
     signals: list[QuestionSignals] = field(default_factory=list)  # one per scored question
+    # What answered each question, and why another than the configured composer did: the
+    # figures of a model that fell back are the fallback's, and must be named so.
+    answered_by: list[dict[str, str]] = field(default_factory=list)
+    by_composer: dict[str, AnswerScores] = field(default_factory=dict)
+
+    def part(self, composer: str) -> AnswerScores:
+        """The figures of the questions `composer` answered."""
+        return self.by_composer.setdefault(composer, AnswerScores())
+
+    def fallbacks(self) -> dict[str, Any]:
+        reasons = Counter(q["fallback_reason"] for q in self.answered_by if q["fallback_reason"])
+        return {"fallbacks": sum(reasons.values()), "fallback_reasons": dict(reasons)}
 
     def summary(self, **extra: Any) -> dict[str, Any]:
+        composers = sorted(self.by_composer)
+        return {
+            **self.figures(),
+            # Whoever answered: one name, or every name when a fallback answered some.
+            "composer": " + ".join(composers) if composers else extra.pop("composer", ""),
+            **self.fallbacks(),
+            "by_composer": {name: self.by_composer[name].figures() for name in composers},
+            **extra,
+        }
+
+    def figures(self) -> dict[str, Any]:
         def share(values: Sequence[bool]) -> float:
             return share_of(values, empty=0.0)
 
@@ -87,9 +113,10 @@ class AnswerScores:
             "unanswerable": len(self.refused_unanswerable),
             "latency_ms_p50": round(percentile(self.latency_ms, 50), 1),
             "latency_ms_p95": round(percentile(self.latency_ms, 95), 1),
+            "first_text_ms_p50": round(percentile(self.first_text_ms, 50), 1),
+            "first_text_ms_p95": round(percentile(self.first_text_ms, 95), 1),
             "composer_errors": len(self.errors),
             "errors": self.errors,
-            **extra,
         }
 
 
@@ -106,6 +133,9 @@ class AnsweredQuestion:
     refusal_reason: str = ""
     features: RetrievalFeatures | None = None  # what the retrieval quality was computed from
     answerability: tuple[tuple[str, float], ...] = ()  # the badge's signals, by name
+    composer: str = ""  # what wrote the answer: the configured composer or its fallback
+    fallback_reason: str = ""  # why the fallback did, if it did
+    first_text_ms: float | None = None  # from the question to the first text shown
 
 
 def answer_one(
@@ -134,6 +164,7 @@ async def question_answer(
     strategy: Strategy = Strategy.SIMPLE,
 ) -> AnsweredQuestion:
     """`answer_one` inside a conversation: with its window and a follow-up's rewrite."""
+    started = time.perf_counter()
     result = await providers.retriever.retrieve(
         RetrievalRequest(query=query, filters=filters, rewrite=rewrite, strategy=strategy)
     )
@@ -147,15 +178,17 @@ async def question_answer(
         bridges=result.bridges,
     )
     outcome = ComposeOutcome()
-    async for _ in compose_events(
+    first_text_ms: float | None = None
+    async for envelope in compose_events(
         composer=providers.composer,
         fallback=providers.fallback_composer,
         request=request,
         recorder=MemoryRecorder(),
         outcome=outcome,
     ):
-        pass
-    return _answered(outcome, result.chunks)
+        if first_text_ms is None and envelope["type"] == EventType.TOKEN:
+            first_text_ms = (time.perf_counter() - started) * 1000
+    return replace(_answered(outcome, result.chunks), first_text_ms=first_text_ms)
 
 
 def _answered(outcome: ComposeOutcome, chunks: Sequence[RetrievedChunk]) -> AnsweredQuestion:
@@ -173,6 +206,8 @@ def _answered(outcome: ComposeOutcome, chunks: Sequence[RetrievedChunk]) -> Answ
         refusal_reason=outcome.refusal_reason,
         features=retrieval_features(chunks),
         answerability=tuple(badge_signals(outcome).items()),
+        composer=outcome.composer,
+        fallback_reason=outcome.fallback_reason,
     )
 
 
@@ -205,12 +240,25 @@ def answers_evaluate(
         if error:
             scores.errors.append({"query_id": query.query_id, "error": error[:500]})
         else:
-            scores.latency_ms.append((time.perf_counter() - start) * 1000)
-            right = _score(scores, query, answered)
+            latency_ms = (time.perf_counter() - start) * 1000
+            for part in (scores, scores.part(answered.composer)):
+                part.latency_ms.append(latency_ms)
+                if answered.first_text_ms is not None:
+                    part.first_text_ms.append(answered.first_text_ms)
+                right = _score(part, query, answered)
             scores.signals.append(_signals(dataset, query, answered, right=right))
+            scores.answered_by.append(_answered_by(query, answered))
         if progress:
             progress(done)
     return scores
+
+
+def _answered_by(query: BeirQuery, answered: AnsweredQuestion) -> dict[str, str]:
+    return {
+        "query_id": query.query_id,
+        "composer": answered.composer,
+        "fallback_reason": answered.fallback_reason,
+    }
 
 
 def _score(scores: AnswerScores, query: BeirQuery, answered: AnsweredQuestion) -> bool:

@@ -168,6 +168,7 @@ async def _conversation_run(
                 history=history,
                 chat=None if rules_only else providers.chat,
                 timeout_s=providers.rewrite_timeout_s,
+                max_tokens=providers.rewrite_max_tokens,
             )
             if rewrite
             else None

@@ -272,7 +272,11 @@ def _now() -> float:
 
 
 def _may_retry(exc: ChatError, retries_left: int, deadline: float) -> bool:
-    return exc.retryable and retries_left > 0 and _now() < deadline
+    # Never after a timeout: the server took the request and may still be working on it
+    # (closing our connection does not stop a llama.cpp slot reading its prompt), so on a
+    # single-slot server the retry would only queue behind the request it replaces.
+    timed_out = isinstance(exc, ChatTimeout)
+    return exc.retryable and not timed_out and retries_left > 0 and _now() < deadline
 
 
 def _given(value: int | None) -> int | openai.Omit:

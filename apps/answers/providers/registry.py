@@ -46,13 +46,16 @@ class Providers:
     context_budget_tokens: int
     bump_threshold: float
     clarify_threshold: float
+    rewrite_max_tokens: int = 64
 
 
 def _classifier(chat: ChatModel | None) -> QueryClassifier:
     trained = TrainedClassifier.from_artefact()
     if settings.RAG_ROUTER == "llm" and chat is not None:
         timeout_s = settings.RAG_ROUTER_TIMEOUT_S
-        llm = LLMClassifier(json_chat_adapter(chat), timeout_s=timeout_s)
+        llm = LLMClassifier(
+            json_chat_adapter(chat), timeout_s=timeout_s, max_tokens=settings.RAG_ROUTER_MAX_TOKENS
+        )
         return FallbackClassifier(llm, trained, timeout_s=timeout_s)
     return trained
 
@@ -71,7 +74,9 @@ def _configured_providers() -> Providers:
     extractive = ExtractiveComposer(embedder)
     online = chat is not None and settings.RAG_COMPOSER in ("auto", "openai")
     composer: Composer = (
-        OpenAIComposer(chat, timeout_s=settings.RAG_CHAT_TIMEOUT_S)
+        OpenAIComposer(
+            chat, timeout_s=settings.RAG_CHAT_TIMEOUT_S, max_tokens=settings.RAG_ANSWER_MAX_TOKENS
+        )
         if online and chat
         else extractive
     )
@@ -89,16 +94,23 @@ def _configured_providers() -> Providers:
                 fusion="rrf" if settings.RAG_FUSION == "rrf" else "zscore",
                 dense_share=settings.RAG_FUSION_DENSE_SHARE,
                 expansion_timeout_s=settings.RAG_EXPANSION_TIMEOUT_S,
+                hyde_max_tokens=settings.RAG_HYDE_MAX_TOKENS,
+                bridge_max_tokens=settings.RAG_BRIDGE_MAX_TOKENS,
             ),
             reranker=reranker_configured(),
             chat=chat,
         ),
         composer=composer,
         fallback_composer=extractive if composer is not extractive else None,
-        responder=ConversationalResponder(chat=chat, timeout_s=settings.RAG_SMALL_TALK_TIMEOUT_S),
+        responder=ConversationalResponder(
+            chat=chat,
+            timeout_s=settings.RAG_SMALL_TALK_TIMEOUT_S,
+            max_tokens=settings.RAG_SMALL_TALK_MAX_TOKENS,
+        ),
         chat=chat,
         router_timeout_s=_router_timeout_s(classifier),
         rewrite_timeout_s=settings.RAG_REWRITE_TIMEOUT_S,
+        rewrite_max_tokens=settings.RAG_REWRITE_MAX_TOKENS,
         context_budget_tokens=settings.RAG_CONTEXT_BUDGET_TOKENS,
         bump_threshold=settings.RAG_ROUTER_BUMP_THRESHOLD,
         clarify_threshold=settings.RAG_ROUTER_CLARIFY_THRESHOLD,

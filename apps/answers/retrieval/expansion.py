@@ -49,14 +49,21 @@ async def chat_text(
         return None
 
 
-async def hyde_passage(chat: ChatModel, *, query: str, timeout_s: float) -> str | None:
+async def hyde_passage(
+    chat: ChatModel, *, query: str, timeout_s: float, max_tokens: int = 160
+) -> str | None:
     return await chat_text(
-        chat, system=HYDE_PROMPT, user=query, timeout_s=timeout_s, max_tokens=160
+        chat, system=HYDE_PROMPT, user=query, timeout_s=timeout_s, max_tokens=max_tokens
     )
 
 
 async def bridging_query(
-    *, query: str, found: Sequence[RetrievedChunk], chat: ChatModel | None, timeout_s: float
+    *,
+    query: str,
+    found: Sequence[RetrievedChunk],
+    chat: ChatModel | None,
+    timeout_s: float,
+    max_tokens: int = 48,
 ) -> tuple[str, str]:
     """The next hop's query and how it was made ("chat" or "feedback")."""
     if chat is not None:
@@ -66,7 +73,7 @@ async def bridging_query(
             system=BRIDGE_PROMPT,
             user=f"Question: {query}\n\nPassages:\n{passages}",
             timeout_s=timeout_s,
-            max_tokens=48,
+            max_tokens=max_tokens,
         )
         if text:
             return text.splitlines()[0][:300], "chat"

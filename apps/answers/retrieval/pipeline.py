@@ -75,6 +75,8 @@ class RetrievalConfig:
     rerank_depth: int = 30
     max_hops: int = 2
     expansion_timeout_s: float = 8.0
+    hyde_max_tokens: int = 160
+    bridge_max_tokens: int = 48
     # A follow-up's own words against its rewrite: 0.8 puts the fragment's best passage
     # level with the rewrite's sixth (at rrf_k 20; see candidates_prefer).
     fragment_weight: float = 0.8
@@ -235,7 +237,10 @@ class Retriever:
             return []
         with _timed(trace, "hyde:generate"):
             passage = await hyde_passage(
-                self.chat, query=query, timeout_s=self.config.expansion_timeout_s
+                self.chat,
+                query=query,
+                timeout_s=self.config.expansion_timeout_s,
+                max_tokens=self.config.hyde_max_tokens,
             )
         if not passage:
             trace.variants.append(QueryVariant("hyde", "", skipped_reason="chat model failed"))
@@ -281,7 +286,11 @@ class Retriever:
             texts = [b.query for b in bridges]
         else:
             text, how = await bridging_query(
-                query=query, found=found, chat=self.chat, timeout_s=self.config.expansion_timeout_s
+                query=query,
+                found=found,
+                chat=self.chat,
+                timeout_s=self.config.expansion_timeout_s,
+                max_tokens=self.config.bridge_max_tokens,
             )
             trace.settings[f"{kind}:made_by"] = how
             texts = [text]

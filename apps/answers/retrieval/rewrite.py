@@ -257,6 +257,7 @@ async def query_rewrite(
     history: Sequence[HistoryMessage],
     chat: ChatModel | None,
     timeout_s: float,
+    max_tokens: int = 64,
 ) -> QueryRewrite | None:
     """The standalone query for a follow-up, or None for a question that stands alone."""
     if not any(m.role == "user" for m in history):
@@ -267,7 +268,9 @@ async def query_rewrite(
     if not is_dependent(question):
         return None
     if chat is not None:
-        rewritten = await _chat_rewrite(chat, question=question, history=history, timeout=timeout_s)
+        rewritten = await _chat_rewrite(
+            chat, question=question, history=history, timeout=timeout_s, max_tokens=max_tokens
+        )
         if rewritten is not None:
             same = rewritten.casefold().strip(" ?؟.") == question.casefold().strip(" ?؟.")
             return None if same else QueryRewrite(rewritten, "chat")
@@ -275,7 +278,12 @@ async def query_rewrite(
 
 
 async def _chat_rewrite(
-    chat: ChatModel, *, question: str, history: Sequence[HistoryMessage], timeout: float
+    chat: ChatModel,
+    *,
+    question: str,
+    history: Sequence[HistoryMessage],
+    timeout: float,
+    max_tokens: int,
 ) -> str | None:
     lines = [f"{m.role}: {m.text[:300]}" for m in history]
     text = await chat_text(
@@ -283,7 +291,7 @@ async def _chat_rewrite(
         system=REWRITE_PROMPT,
         user="\n".join([*lines, f"user (last question): {question}"]),
         timeout_s=timeout,
-        max_tokens=64,
+        max_tokens=max_tokens,
     )
     if not text:
         return None

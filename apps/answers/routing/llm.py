@@ -149,12 +149,14 @@ class LLMClassifier:
         *,
         collections: Sequence[tuple[str, str]] = (),
         timeout_s: float = 8.0,
+        max_tokens: int = MAX_TOKENS,
     ) -> None:
-        if timeout_s <= 0:
-            raise ValueError("timeout_s must be positive")
+        if timeout_s <= 0 or max_tokens < 1:
+            raise ValueError("timeout_s must be positive and max_tokens >= 1")
         self.chat_model = chat_model
         self.collections = tuple(collections)
         self.timeout_s = timeout_s
+        self.max_tokens = max_tokens
 
     async def classify(self, *, query: str, history: Sequence[HistoryMessage]) -> Classification:
         if not query.strip():
@@ -167,7 +169,7 @@ class LLMClassifier:
                     schema=ROUTER_SCHEMA,
                     schema_name=SCHEMA_NAME,
                     temperature=0.0,
-                    max_tokens=MAX_TOKENS,
+                    max_tokens=self.max_tokens,
                 ),
                 timeout=self.timeout_s,
             )

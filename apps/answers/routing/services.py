@@ -89,7 +89,11 @@ def router_classifier_build(
         raise RouterConfigurationError("--classifier llm needs OPENAI_BASE_URL and RAG_CHAT_MODEL")
     # Measured as configured: the same limit a turn gives it (raise RAG_ROUTER_TIMEOUT_S
     # for the run to score a slow model without its timeouts).
-    return LLMClassifier(json_chat_adapter(chat), timeout_s=settings.RAG_ROUTER_TIMEOUT_S)
+    return LLMClassifier(
+        json_chat_adapter(chat),
+        timeout_s=settings.RAG_ROUTER_TIMEOUT_S,
+        max_tokens=settings.RAG_ROUTER_MAX_TOKENS,
+    )
 
 
 def router_evaluation_run(

@@ -4,7 +4,8 @@ Sending every token as its own event floods the socket and makes the answer
 flicker; sending the whole answer at the end defeats streaming. The coalescer
 holds text until a minimum is buffered and then cuts at the last sentence or
 clause boundary, so pieces end where a reader would pause. It knows nothing
-about time: the caller flushes on a timer, before a citation event and at the end.
+about time: the caller flushes on a timer (RAG_STREAM_FLUSH_S after text began to wait, so a
+slow model's words appear as they come), before a citation event and at the end.
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ class Coalescer:
             pieces.append(self._buffer[:cut])
             self._buffer = self._buffer[cut:]
         return pieces
+
+    @property
+    def held(self) -> bool:
+        """Whether any text waits to be sent."""
+        return bool(self._buffer)
 
     def flush(self) -> list[str]:
         """Return whatever is held (always shorter than ``max_chars``)."""

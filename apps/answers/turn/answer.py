@@ -8,8 +8,10 @@ import logging
 import time
 from collections.abc import AsyncIterator
 
+from django.conf import settings
+
 from apps.answers.composing.confidence import confidence_band
-from apps.answers.composing.followups import NEIGHBOUR_REACH, followups_suggest
+from apps.answers.composing.followups import NEIGHBOUR_REACH, ModelLimits, followups_suggest
 from apps.answers.composing.types import ComposeRequest
 from apps.answers.events import Envelope, EventType
 from apps.answers.providers.registry import Providers
@@ -144,7 +146,7 @@ async def _after_answer(
 ) -> AsyncIterator[Envelope]:
     await db_call(citations_store)(turn_id=state.turn_id, citations=outcome.citations)
     if outcome.error is not None or not outcome.text.strip():
-        yield await state.recorder.end(_failure(state, outcome))
+        yield await state.recorder.end(compose_failure(state, outcome))
         return
     value = answer_confidence(outcome=outcome, chunks=result.chunks)
     band = confidence_band(value)
@@ -198,18 +200,25 @@ async def _followups(
             cited_aliases=cited,
             candidates=result.chunks,
             embedder=providers.embedder,
-            chat=providers.chat,
             language=request.language,
             neighbours=neighbours,
             asked=[m.text for m in state.history if m.role == "user"],
             refused=outcome.refused,
+            # The model that just failed to answer is not asked again: the offline
+            # suggestions stand, and the end is not held back by a second wait.
+            chat=None if outcome.fallback_reason else providers.chat,
+            limits=ModelLimits(
+                timeout_s=settings.RAG_FOLLOWUPS_TIMEOUT_S,
+                max_tokens=settings.RAG_FOLLOWUPS_MAX_TOKENS,
+            ),
         )
     except EmbedderError as exc:  # suggestions are a nicety; the answer stands without them
         logger.warning("No follow-up suggestions, the embedder failed: %s", exc)
         return []
 
 
-def _failure(state: TurnState, outcome: ComposeOutcome) -> TurnFailed:
+def compose_failure(state: TurnState, outcome: ComposeOutcome) -> TurnFailed:
+    """The end of a turn whose composer failed or was cut: what was written stays, partial."""
     code = outcome.error.code if outcome.error else FailureCode.EMPTY_ANSWER
     message = (
         "No answer could be produced."

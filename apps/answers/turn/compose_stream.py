@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from django.conf import settings
 
 from apps.answers.composing.attribution import answer_attribute
 from apps.answers.composing.confidence import (
@@ -15,10 +18,12 @@ from apps.answers.composing.confidence import (
     retrieval_features,
     retrieval_quality,
 )
+from apps.answers.composing.terms import content_terms
 from apps.answers.composing.types import (
     Composer,
     ComposeRequest,
     ComposerError,
+    ComposerEvent,
     Refusal,
     SupportSignal,
     TextDelta,
@@ -33,6 +38,7 @@ from apps.answers.streaming import (
     TextPiece,
     uncited_share,
 )
+from apps.answers.turn.pacing import NothingYet, composer_paced
 from apps.answers.turn.recorder import EventRecorder
 from apps.answers.turn.services import CitationRecord
 from apps.corpus.text import table_rules_removed
@@ -58,12 +64,15 @@ class ComposeOutcome:
 
 def answer_confidence(*, outcome: ComposeOutcome, chunks: Sequence[RetrievedChunk]) -> float:
     """The blended confidence of an answer: the composer's support and the retrieval's quality;
-    a refusal's stays in the red band, whichever composer refused and why."""
+    a refusal's stays in the red band, whichever composer refused and why, and so does an
+    answer that says next to nothing (markers, table rules, stop-words), whatever the
+    composer claimed for it."""
     support = outcome.support if outcome.support is not None else 0.0
     value = confidence_blend(
         support=support, retrieval=retrieval_quality(chunks), signals=badge_signals(outcome)
     )
-    return refusal_confidence(value) if outcome.refused else value
+    says_little = len(content_terms(outcome.text)) < settings.RAG_ANSWER_MIN_CONTENT_WORDS
+    return refusal_confidence(value) if outcome.refused or says_little else value
 
 
 def badge_signals(outcome: ComposeOutcome) -> dict[str, float]:
@@ -144,23 +153,40 @@ class _Sink:
         self.recorder, self.aliases, self.outcome = recorder, aliases, outcome
         self.extractor = CitationExtractor()
         self.coalescer = Coalescer()
+        self.flush_s: float = settings.RAG_STREAM_FLUSH_S
+        self.held_since = 0.0  # loop time the coalescer began holding its text
         self.started = False
         self.sent_aliases: set[str] = set()
 
     async def run(self, composer: Composer, request: ComposeRequest) -> AsyncIterator[Envelope]:
-        async for event in composer.compose(request):
-            if isinstance(event, TextDelta):
-                self.started = self.started or bool(event.text.strip())
-                for item in self.extractor.feed(event.text):
-                    async for envelope in self._item(item):
-                        yield envelope
-            elif isinstance(event, SupportSignal):
-                self.outcome.support = event.value
-                self.outcome.support_source = event.source
-                self.outcome.support_signals = event.signals
-            elif isinstance(event, Refusal):
-                self.outcome.refused = True
-                self.outcome.refusal_reason = event.reason
+        async with composer_paced(composer.compose(request)) as paced:
+            while True:
+                event = await paced.next(timeout_at=self._flush_at())
+                if isinstance(event, NothingYet):  # held text has waited its time: show it
+                    for piece in self.coalescer.flush():
+                        yield await self._token(piece)
+                    continue
+                if event is None:
+                    return
+                async for envelope in self._event(event):
+                    yield envelope
+
+    def _flush_at(self) -> float | None:
+        return self.held_since + self.flush_s if self.coalescer.held else None
+
+    async def _event(self, event: ComposerEvent) -> AsyncIterator[Envelope]:
+        if isinstance(event, TextDelta):
+            self.started = self.started or bool(event.text.strip())
+            for item in self.extractor.feed(event.text):
+                async for envelope in self._item(item):
+                    yield envelope
+        elif isinstance(event, SupportSignal):
+            self.outcome.support = event.value
+            self.outcome.support_source = event.source
+            self.outcome.support_signals = event.signals
+        elif isinstance(event, Refusal):
+            self.outcome.refused = True
+            self.outcome.refusal_reason = event.reason
 
     async def close(self) -> AsyncIterator[Envelope]:
         for item in self.extractor.close():
@@ -171,7 +197,11 @@ class _Sink:
 
     async def _item(self, item: TextPiece | CitationMark) -> AsyncIterator[Envelope]:
         if isinstance(item, TextPiece):
-            for piece in self.coalescer.feed(item.text):
+            waited = self.coalescer.held
+            pieces = self.coalescer.feed(item.text)
+            if self.coalescer.held and (pieces or not waited):  # new text begins to wait
+                self.held_since = asyncio.get_running_loop().time()
+            for piece in pieces:
                 yield await self._token(piece)
             return
         self.outcome.marks.append(item)

@@ -157,13 +157,17 @@ def conversation_id_parse(value: object) -> UUID | None:
         raise InvalidQuestion("conversation must be a conversation id") from None
 
 
-async def turn_events(*, turn_id: int, filters: SearchFilters) -> AsyncIterator[Envelope]:
+async def turn_events(
+    *, turn_id: int, filters: SearchFilters, waited: bool = True
+) -> AsyncIterator[Envelope]:
     """`turn_run` over the configured providers, holding the turn's lease while it runs.
 
     The turn stops early only when the shared state says so (a cancel request, nobody
     following it for RAG_TURN_ABANDON_S, or someone else ended it) or when the caller closes
     this generator; either way it ends with a stored terminal event, which is yielded last
-    when the caller is still listening."""
+    when the caller is still listening. A caller reading these events (`ask`, the JSON
+    answer endpoint) waits for the answer, so the turn counts as followed while it runs;
+    only `turn_launch`, which nobody reads, passes `waited=False`."""
     try:
         providers = await db_call(providers_default)()
     except Exception:
@@ -176,7 +180,7 @@ async def turn_events(*, turn_id: int, filters: SearchFilters) -> AsyncIterator[
     work = asyncio.create_task(
         _pump(turn_run(turn_id=turn_id, providers=providers, filters=filters), queue)
     )
-    keeper = asyncio.create_task(lease_keep(turn_id=turn_id, stop=work.cancel))
+    keeper = asyncio.create_task(lease_keep(turn_id=turn_id, stop=work.cancel, followed=waited))
     try:
         ended = False
         while (envelope := await queue.get()) is not None:
@@ -249,7 +253,7 @@ async def _run_to_end(turn_id: int, filters: SearchFilters) -> None:
     # No request's thread to keep to: the turn's database calls use the database threads.
     with db_threads_detached():
         try:
-            async for _envelope in turn_events(turn_id=turn_id, filters=filters):
+            async for _envelope in turn_events(turn_id=turn_id, filters=filters, waited=False):
                 pass  # stored and announced as it happens; followers hear it from there
         except Exception:
             logger.exception("The answer to turn %s broke off", turn_id)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 
-from apps.answers.turn.leases import turn_lease_renew
+from apps.answers.turn.leases import turn_followed, turn_lease_renew
 from apps.answers.turn.live import turn_notices
 from apps.answers.turn.notices import Notice
 from ragplatform.db_threads import db_call
@@ -18,10 +18,12 @@ from ragplatform.db_threads import db_call
 logger = logging.getLogger(__name__)
 
 
-async def lease_keep(*, turn_id: int, stop: Callable[[], object]) -> None:
+async def lease_keep(*, turn_id: int, stop: Callable[[], object], followed: bool) -> None:
     """Renew the turn's lease every third of RAG_TURN_LEASE_S until cancelled; call `stop`
     (and return) when the turn must stop. A cancel notice stops it at once; the renewal
-    reads the same request from the row, in case the notice was missed."""
+    reads the same request from the row, in case the notice was missed. `followed`: the
+    caller itself waits for the answer, so each renewal notes the turn followed and it is
+    never abandoned while that caller waits."""
     loop = asyncio.get_running_loop()
     async with turn_notices(turn_id, cancels_only=True) as cancels:
         renew_at = loop.time()  # at once: a cancel may have come before we listened
@@ -32,14 +34,16 @@ async def lease_keep(*, turn_id: int, stop: Callable[[], object]) -> None:
                 return
             if loop.time() < renew_at:
                 continue
-            if not await _renewed(turn_id):
+            if not await _renewed(turn_id, followed=followed):
                 stop()
                 return
             renew_at = loop.time() + settings.RAG_TURN_LEASE_S / 3
 
 
-async def _renewed(turn_id: int) -> bool:
+async def _renewed(turn_id: int, *, followed: bool) -> bool:
     try:
+        if followed:
+            await db_call(turn_followed)(turn_id=turn_id)
         renewal = await db_call(turn_lease_renew)(turn_id=turn_id)
     except Exception:
         # A database hiccup: keep answering; if it lasts, the lease lapses and the turn is

@@ -28,7 +28,7 @@ from apps.answers.routing.policy import (
     routing_settle,
 )
 from apps.answers.routing.types import HistoryMessage, Intent, TurnAction
-from apps.answers.turn.answer import answer_events
+from apps.answers.turn.answer import answer_events, compose_failure
 from apps.answers.turn.clarify import clarification_data, terms_matched_share
 from apps.answers.turn.compose_stream import ComposeOutcome, compose_events
 from apps.answers.turn.outcomes import TurnClassified, TurnFinished
@@ -221,6 +221,9 @@ async def _chat(
         outcome=outcome,
     ):
         yield envelope
+    if outcome.error is not None:  # cut by its time or token limit: shown as cut, never whole
+        yield await state.recorder.end(compose_failure(state, outcome))
+        return
     finished = TurnFinished(
         answer=outcome.text,
         action=TurnAction.CHAT,

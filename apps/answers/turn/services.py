@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.conf import settings
@@ -21,6 +21,7 @@ from apps.answers.turn.end_steps import TurnEnd, turn_end_steps_run
 from apps.answers.turn.notices import TURN_CHANNEL, notice_of_event
 from apps.answers.turn.outcomes import (
     TurnClassified,
+    TurnFailed,
     TurnFinished,
     TurnOutcome,
     TurnRetrieved,
@@ -181,12 +182,46 @@ def turn_usage_record(*, turn_id: int, usage: TurnUsage) -> None:
 def turn_end(*, turn_id: int, seq: int, outcome: TurnOutcome) -> Envelope:
     """The one place a turn ends: its final columns and its terminal event are stored together,
     then the registered turn-end steps run once the transaction commits."""
-    status, columns, envelope = _ending(turn_id, seq, outcome)
     with transaction.atomic():
+        if isinstance(outcome, TurnFailed):
+            outcome = _failed_keeping_what_was_sent(turn_id, outcome)
+        status, columns, envelope = _ending(turn_id, seq, outcome)
         Turn.objects.filter(pk=turn_id).update(status=status, finished_at=timezone.now(), **columns)
         turn_event_append(envelope=envelope)
         transaction.on_commit(lambda: turn_end_steps_run(TurnEnd(turn_id, status)))
     return envelope
+
+
+def _failed_keeping_what_was_sent(turn_id: int, outcome: TurnFailed) -> TurnFailed:
+    """A turn that ends early (cancelled, abandoned, interrupted, broken) keeps everything its
+    followers were sent: the streamed text and the citations, marked partial, whichever path
+    ended it and whatever that path still knew."""
+    events = TurnEvent.objects.filter(
+        turn_id=turn_id, type__in=(EventType.TOKEN, EventType.CITATION)
+    ).order_by("seq")
+    sent = list(events.values_list("type", "data"))
+    text = "".join(data.get("text", "") for type_, data in sent if type_ == EventType.TOKEN)
+    citations_store(
+        turn_id=turn_id,
+        citations=[citation_sent(data) for type_, data in sent if type_ == EventType.CITATION],
+    )
+    answer = outcome.answer or text
+    return replace(outcome, answer=answer, partial=outcome.partial or bool(answer.strip()))
+
+
+def citation_sent(data: dict[str, Any]) -> CitationRecord:
+    """The citation a `citation` event showed, as the record stored with the turn."""
+    return CitationRecord(
+        alias=str(data.get("alias", "")),
+        chunk_id=data.get("chunk"),
+        document_id=data.get("document"),
+        title=str(data.get("title", "")),
+        source_file=str(data.get("source_file", "")),
+        page=data.get("page"),
+        snippet=str(data.get("snippet", "")),
+        position=None,
+        kind=CitationKind(data.get("kind", CitationKind.CITED)),
+    )
 
 
 def _ending(

@@ -49,6 +49,7 @@ async def speculate(
                 history=history,
                 chat=providers.chat,
                 timeout_s=providers.rewrite_timeout_s,
+                max_tokens=providers.rewrite_max_tokens,
             )
             if history:
                 spans["rewrite"] = (begin, _ms(started))

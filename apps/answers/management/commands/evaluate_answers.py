@@ -5,9 +5,10 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.answers.evaluation.answers import answers_evaluate
+from apps.answers.evaluation.beir import BeirQuery
 from apps.answers.evaluation.signals import signals_write
 from apps.answers.management.commands._composer_thresholds import (
     calibration_arguments,
@@ -34,6 +35,16 @@ class Command(BaseCommand):
             default=Strategy.SIMPLE,
             help="retrieval strategy for every question (complex: multi-hop)",
         )
+        parser.add_argument(
+            "--balanced",
+            action="store_true",
+            help="with --limit: half answerable questions, half unanswerable, in file order",
+        )
+        parser.add_argument(
+            "--strict",
+            action="store_true",
+            help="fail the run when any question was answered by a fallback",
+        )
         calibration_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -48,7 +59,7 @@ class Command(BaseCommand):
         )
         # Unanswerable questions have no qrels; they count when the set marks them.
         queries = [q for q in queries if q.relevant or q.extra.get("is_impossible")]
-        queries = queries[: options["limit"]]
+        queries = _limited(queries, limit=options["limit"], balanced=options["balanced"])
         scores = answers_evaluate(
             queries=queries,
             providers=providers,
@@ -59,13 +70,21 @@ class Command(BaseCommand):
         )
         summary = scores.summary(
             dataset=dataset.name,
-            composer=providers.composer.name,
+            configured_composer=providers.composer.name,
+            questions=scores.answered_by,
             strategy=Strategy(options["strategy"]),
             split=options["split"],
             min_evidence=options["min_evidence"],
             min_answerability=options["min_answerability"],
         )
-        self.stdout.write(json.dumps(summary, indent=2))
+        # Which composer answered each question goes to the --json file; the screen gets counts.
+        shown = {key: value for key, value in summary.items() if key != "questions"}
+        self.stdout.write(json.dumps(shown, indent=2))
+        if summary["fallbacks"]:
+            self.stderr.write(
+                f"{summary['fallbacks']} of {len(queries)} questions were answered by a fallback, "
+                f'not {providers.composer.name}: see "fallback_reasons" and "by_composer".'
+            )
         if scores.errors:
             self.stderr.write(
                 f"{len(scores.errors)} of {len(queries)} questions failed in the composer; "
@@ -75,3 +94,13 @@ class Command(BaseCommand):
             options["json"].write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         if options["signals"]:
             signals_write(options["signals"], scores.signals)
+        if options["strict"] and summary["fallbacks"]:
+            raise CommandError(f"--strict: {summary['fallbacks']} answers came from a fallback")
+
+
+def _limited(queries: list[BeirQuery], *, limit: int | None, balanced: bool) -> list[BeirQuery]:
+    if limit is None or not balanced:
+        return queries[:limit]
+    answerable = [q for q in queries if not q.extra.get("is_impossible")]
+    unanswerable = [q for q in queries if q.extra.get("is_impossible")]
+    return answerable[: limit - limit // 2] + unanswerable[: limit // 2]
