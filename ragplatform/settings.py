@@ -83,6 +83,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "ragplatform.request_limits.RequestSizeMiddleware",
+    # Before anything reads the request: NUL, lone surrogates, deep JSON, big non-file bodies.
+    "ragplatform.input_hygiene.InputHygieneMiddleware",
     "ragplatform.security.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The interface language: the set_language choice, else the browser's Accept-Language.
@@ -296,7 +298,6 @@ LOGGING = {
 
 # --- Uploads --------------------------------------------------------------------------------
 
-DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024  # the form fields besides the files
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = 200
 FILE_UPLOAD_HANDLERS = [

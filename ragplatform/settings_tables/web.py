@@ -109,6 +109,19 @@ ROWS = (
         minimum=1,
     ),
     Int(
+        "RAG_MAX_JSON_BYTES",
+        2 * 1024 * 1024,
+        "The largest body besides uploaded files (JSON, a form) read into memory.",
+        minimum=1024,
+        setting="DATA_UPLOAD_MAX_MEMORY_SIZE",
+    ),
+    Int(
+        "RAG_MAX_JSON_DEPTH",
+        32,
+        "The deepest nesting of arrays and objects a JSON body or socket message may have.",
+        minimum=2,
+    ),
+    Int(
         "RAG_API_PAGE_SIZE",
         25,
         "Items per REST API page unless the client asks.",
