@@ -7,13 +7,13 @@ django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 from django.urls import get_resolver  # noqa: E402
 
 from ragplatform.request_limits import BodyLimitMiddleware  # noqa: E402
 from ragplatform.routing import websocket_urlpatterns  # noqa: E402
+from ragplatform.security import SiteOriginValidator  # noqa: E402
 
 # Development serves static files from the app folders (no collectstatic step); production
 # serves the collected STATIC_ROOT through WhiteNoise, in the middleware.
@@ -30,8 +30,6 @@ get_resolver().url_patterns  # noqa: B018 - loading it is the point
 application = ProtocolTypeRouter(
     {
         "http": BodyLimitMiddleware(http_app),
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        "websocket": SiteOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
     }
 )

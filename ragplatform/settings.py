@@ -54,6 +54,9 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
+# API tokens are stored as HMACs under this key (ragplatform/api_tokens.py); its own variable
+# lets DJANGO_SECRET_KEY be rotated without stopping every script's token.
+RAG_API_TOKEN_HASH_KEY: str = setting_read("RAG_API_TOKEN_HASH_KEY") or SECRET_KEY
 if _production:
     production_settings_check(debug=DEBUG, secret_key=SECRET_KEY, allowed_hosts=ALLOWED_HOSTS)
 
@@ -244,6 +247,7 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Conversations, turns with their citations, collections, documents and answers.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["ragplatform.api.SchemaReaders"],  # signed in, or RAG_API_SCHEMA_PUBLIC
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
