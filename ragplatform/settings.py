@@ -184,7 +184,14 @@ def _conn_max_age() -> int:
 
 _database_url: str = setting_read("DATABASE_URL")
 DATABASES = {
-    "default": _database_from_url(_database_url) if _database_url else _embedded_database()
+    "default": {
+        **(_database_from_url(_database_url) if _database_url else _embedded_database()),
+        # Every connection is tried before use: with the pool, Django gives psycopg-pool
+        # `check=ConnectionPool.check_connection`, so after a database restart no request is
+        # handed a connection the server already closed; without it, a kept connection
+        # (DATABASE_CONN_MAX_AGE) is tested when a request first uses it.
+        "CONN_HEALTH_CHECKS": True,
+    }
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
