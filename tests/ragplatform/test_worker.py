@@ -207,7 +207,7 @@ class _LosesTheDatabase:
 
 @pytest.mark.django_db
 def test_the_task_loop_outlives_a_lost_database(caplog: pytest.LogCaptureFixture) -> None:
-    loop, naps = _LosesTheDatabase(losses=2), []
+    loop, naps = _LosesTheDatabase(losses=2), list[float]()
 
     task_loop_supervised(loop, sleep=naps.append)
 
