@@ -1,14 +1,20 @@
 """Task workers in the admin: which are running, where, since when, and on what (read-only;
-each worker writes its own row, see `workers.py`)."""
+each worker writes its own row, see `workers.py`); no page for API tokens."""
 
 from __future__ import annotations
 
 from django.contrib import admin
 from django.utils.timesince import timesince
+from rest_framework.authtoken.models import TokenProxy
 
 from ragplatform.admin_base import ReadOnlyAdmin
 from ragplatform.models import WorkerHeartbeat
 from ragplatform.workers import worker_alive
+
+# DRF's token page would show hashes and store a hand-typed key as given, which then signs no
+# one in (keys are hashed): tokens are issued by `manage.py api_token` only.
+if admin.site.is_registered(TokenProxy):
+    admin.site.unregister(TokenProxy)
 
 
 @admin.register(WorkerHeartbeat)

@@ -1,15 +1,19 @@
-"""Pieces every app's REST API shares: pagination and the exception handler that gives DRF's
-errors the platform's one error body (`ragplatform.errors`)."""
+"""Pieces every app's REST API shares: pagination, the exception handler that gives DRF's
+errors the platform's one error body (`ragplatform.errors`), and who may read the schema."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from rest_framework.pagination import PageNumberPagination
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import exception_handler
+from rest_framework.views import APIView, exception_handler
 
 from ragplatform.errors import code_for_status, error_body
+from ragplatform.gates import user_signed_in
 
 
 class ApiPagination(PageNumberPagination):
@@ -42,3 +46,12 @@ def first_message(detail: object) -> str:
     if isinstance(detail, list) and detail:
         return first_message(detail[0])
     return str(detail)
+
+
+class SchemaReaders(BasePermission):
+    """Who may read the OpenAPI schema and Swagger UI (SPECTACULAR_SETTINGS' SERVE_PERMISSIONS):
+    signed-in users, unless RAG_API_SCHEMA_PUBLIC opens them to anyone. The schema maps every
+    endpoint and field, which a public site need not hand to strangers."""
+
+    def has_permission(self, request: Request, view: APIView) -> bool:
+        return bool(settings.RAG_API_SCHEMA_PUBLIC) or user_signed_in(request.user)

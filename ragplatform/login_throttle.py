@@ -33,6 +33,7 @@ from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed, Throttled
 from rest_framework.request import Request
 
+from ragplatform.api_tokens import token_digest
 from ragplatform.errors import HTTP_STATUS, FailureCode, json_error
 from ragplatform.rate_limits import rate_count, rate_take
 
@@ -161,10 +162,11 @@ class ThrottledTokenAuthentication(TokenAuthentication):
         window = timedelta(minutes=settings.RAG_TOKEN_COOLOFF_MINUTES)
         if rate_count(key=counter, window=window) >= limit:
             raise Throttled(detail=KEY_REFUSED)
+        stored = token_digest(key)  # the table holds digests (api_tokens.py)
         try:
-            return super().authenticate_credentials(key)
+            return super().authenticate_credentials(stored)
         except AuthenticationFailed:
-            if not self.get_model()._default_manager.filter(key=key).exists():
+            if not self.get_model()._default_manager.filter(key=stored).exists():
                 # An unknown key; a deactivated user's is refused but not counted, so it works
                 # again as soon as the account does.
                 rate_take(key=counter, amount=1, limit=limit, window=window)

@@ -54,6 +54,9 @@ def _secret_key() -> str:
 
 
 SECRET_KEY = _secret_key()
+# API tokens are stored as HMACs under this key (ragplatform/api_tokens.py); its own variable
+# lets DJANGO_SECRET_KEY be rotated without stopping every script's token.
+RAG_API_TOKEN_HASH_KEY: str = setting_read("RAG_API_TOKEN_HASH_KEY") or SECRET_KEY
 if _production:
     production_settings_check(debug=DEBUG, secret_key=SECRET_KEY, allowed_hosts=ALLOWED_HOSTS)
 
@@ -84,6 +87,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "ragplatform.request_limits.RequestSizeMiddleware",
+    # Before anything reads the request: NUL, lone surrogates, deep JSON, big non-file bodies.
+    "ragplatform.input_hygiene.InputHygieneMiddleware",
     "ragplatform.security.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The interface language: the set_language choice, else the browser's Accept-Language.
@@ -180,7 +185,14 @@ def _conn_max_age() -> int:
 
 _database_url: str = setting_read("DATABASE_URL")
 DATABASES = {
-    "default": _database_from_url(_database_url) if _database_url else _embedded_database()
+    "default": {
+        **(_database_from_url(_database_url) if _database_url else _embedded_database()),
+        # Every connection is tried before use: with the pool, Django gives psycopg-pool
+        # `check=ConnectionPool.check_connection`, so after a database restart no request is
+        # handed a connection the server already closed; without it, a kept connection
+        # (DATABASE_CONN_MAX_AGE) is tested when a request first uses it.
+        "CONN_HEALTH_CHECKS": True,
+    }
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -243,6 +255,7 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Conversations, turns with their citations, collections, documents and answers.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    "SERVE_PERMISSIONS": ["ragplatform.api.SchemaReaders"],  # signed in, or RAG_API_SCHEMA_PUBLIC
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
@@ -297,7 +310,6 @@ LOGGING = {
 
 # --- Uploads --------------------------------------------------------------------------------
 
-DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024  # the form fields besides the files
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 DATA_UPLOAD_MAX_NUMBER_FILES = 200
 FILE_UPLOAD_HANDLERS = [

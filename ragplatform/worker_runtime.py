@@ -3,7 +3,10 @@ periodic jobs of `periodic.py`, each in its own thread so a slow job never delay
 and a long task never delays either.
 
 Each thread uses its own database connection and closes it after every round, as a request
-would, so a restarted database or a dropped connection costs one round, not the thread.
+would, so a restarted database or a dropped connection costs one round, not the thread. The
+task loop itself (`task_loop_supervised`) outlives the database too: db_worker lets a lost
+connection escape its loop, so the loop is entered again once the database answers, after a
+back-off that doubles up to RAG_WORKER_DB_RETRY_MAX_S; the outage is logged once, and its end.
 """
 
 from __future__ import annotations
@@ -12,9 +15,16 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 from django.conf import settings
-from django.db import close_old_connections, connection
+from django.db import (
+    DatabaseError,
+    InterfaceError,
+    OperationalError,
+    close_old_connections,
+    connection,
+)
 from django_tasks_db.management.commands.db_worker import Worker
 from django_tasks_db.models import DBTaskResult
 
@@ -56,6 +66,43 @@ class TrackedWorker(Worker):
             super().run_task(db_task_result)
         finally:
             self.state.task_set("")
+
+
+FIRST_RETRY_S = 0.5
+# What a lost or restarting database raises; any other error is a bug and ends the worker.
+DATABASE_LOST = (OperationalError, InterfaceError)
+
+
+class TaskLoop(Protocol):
+    def run(self) -> None: ...
+
+
+def task_loop_supervised(loop: TaskLoop, *, sleep: Callable[[float], None] = time.sleep) -> None:
+    """Run the task loop until it ends by itself; a lost database pauses it instead."""
+    while True:
+        try:
+            loop.run()
+            return
+        except DATABASE_LOST as exc:
+            logger.warning("The task loop lost the database (%s); it retries with back-off", exc)
+        database_wait(sleep=sleep)
+        logger.warning("The database answers again; the task loop resumes")
+
+
+def database_wait(*, sleep: Callable[[float], None] = time.sleep) -> None:
+    """Return once this thread can reach the database, waiting FIRST_RETRY_S at first and
+    twice as long after each failure, up to RAG_WORKER_DB_RETRY_MAX_S."""
+    delay = FIRST_RETRY_S
+    while True:
+        connection.close()  # the broken one; the next query opens a new one
+        sleep(delay)
+        try:
+            connection.ensure_connection()
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT 1")
+            return
+        except DatabaseError:
+            delay = min(delay * 2, settings.RAG_WORKER_DB_RETRY_MAX_S)
 
 
 def _round(name: str, work: Callable[[], object]) -> None:

@@ -74,7 +74,8 @@ def test_database_url_must_be_postgresql() -> None:
 def _databases(**extra: str) -> subprocess.CompletedProcess[str]:
     environment = {**os.environ, "DJANGO_SETTINGS_MODULE": "ragplatform.settings", **extra}
     code = "import django; django.setup(); from django.conf import settings as s; "
-    code += "d = s.DATABASES['default']; print(d['OPTIONS'], d.get('CONN_MAX_AGE'))"
+    code += "d = s.DATABASES['default']; print(d['OPTIONS'], d.get('CONN_MAX_AGE'), "
+    code += "d['CONN_HEALTH_CHECKS'])"
     return subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=environment, capture_output=True, text=True
     )
@@ -84,6 +85,9 @@ def test_database_connections_come_from_a_bounded_pool_by_default() -> None:
     for extra in ({}, {"DATABASE_URL": "postgres://u@db.internal/rag"}):
         result = _databases(**extra, DATABASE_POOL_MAX_SIZE="7")
         assert "'pool': {'min_size': 2, 'max_size': 7, 'timeout': 20.0}" in result.stdout
+        # Each connection is checked before it is handed out (a restarted database): Django
+        # then gives the pool ConnectionPool.check_connection.
+        assert result.stdout.rstrip().endswith("True")
     assert _databases(DATABASE_POOL="false").stdout.startswith("{}")
 
 

@@ -108,6 +108,30 @@ ROWS = (
         "How long such a token is refused from that address.",
         minimum=1,
     ),
+    Secret(
+        "RAG_API_TOKEN_HASH_KEY",
+        "The key API tokens are hashed with; changing it stops every token.",
+        setting=None,
+        shown_default="DJANGO_SECRET_KEY",
+    ),
+    Int(
+        "RAG_MAX_JSON_BYTES",
+        2 * 1024 * 1024,
+        "The largest body besides uploaded files (JSON, a form) read into memory.",
+        minimum=1024,
+        setting="DATA_UPLOAD_MAX_MEMORY_SIZE",
+    ),
+    Int(
+        "RAG_MAX_JSON_DEPTH",
+        32,
+        "The deepest nesting of arrays and objects a JSON body or socket message may have.",
+        minimum=2,
+    ),
+    Bool(
+        "RAG_API_SCHEMA_PUBLIC",
+        False,
+        "Whether the OpenAPI schema and Swagger UI are open to anyone, not only signed-in users.",
+    ),
     Int(
         "RAG_API_PAGE_SIZE",
         25,

@@ -19,6 +19,13 @@ ROWS = (
         low=1.0,
         high=86_400.0,
     ),
+    Float(
+        "RAG_WORKER_DB_RETRY_MAX_S",
+        8.0,
+        "The longest wait between a worker's tries to reach a lost database.",
+        low=0.5,
+        high=300.0,
+    ),
     # Renewed every third of it; the sweep requeues a document whose lease expired, up to
     # RAG_DOCUMENT_MAX_ATTEMPTS processing attempts, then marks it failed.
     Float(

@@ -162,3 +162,31 @@ def test_analysts_see_figures_without_links_or_questions(world: World, client: C
 
     assert "/admin/answers/turn/" not in page and "Can I work from abroad?" not in page
     assert 'id="questions-hidden"' in page
+
+
+def test_analysts_see_only_documents_of_collections_they_may_read(
+    world: World, client: Client, admin_client: Client
+) -> None:
+    from django.contrib.auth.models import User
+
+    from tests.answers.access_world import role
+
+    # The IT wiki is private to the managers group; the analyst is not in it.
+    world.b.public = False
+    world.b.save()
+    world.b.reader_groups.add(world.g2)
+    analyst = User.objects.create_user("analyst", is_staff=True)
+    analyst.groups.add(role("analysts"))
+    client.force_login(analyst)
+    params = {"range": "custom", "day_from": str(FIRST), "day_to": str(LAST)}
+    url = reverse("admin:analytics_dashboard")
+
+    page = client.get(url, params).content.decode()
+
+    assert "Leave policy" in page
+    assert "VPN" not in page and "Never cited" not in page  # cited, and never cited
+    # A superuser reads every collection and sees them all; so does an analyst who may read it.
+    everything = admin_client.get(url, params).content.decode()
+    assert "VPN" in everything and "Never cited" in everything
+    analyst.groups.add(world.g2)
+    assert "VPN" in client.get(url, params).content.decode()

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 from io import StringIO
 
 import pytest
+from django.apps import apps as django_apps
 from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from ragplatform.api_tokens import token_digest
 from tests.factories import ConversationFactory
 
 pytestmark = pytest.mark.django_db
@@ -54,16 +57,36 @@ def test_a_token_signs_a_script_in_as_its_user(user: User, other: User) -> None:
     assert renamed.status_code == 200
 
 
-def test_the_command_returns_the_same_token_until_rotated(user: User) -> None:
+def test_the_key_is_shown_once_and_rotation_replaces_it(user: User) -> None:
     first = _token("ada")
-    assert _token("ada") == first and len(first) == 40
+    assert len(first) == 40
+    with pytest.raises(CommandError, match="cannot be shown again"):
+        call_command("api_token", "ada", stdout=StringIO())
 
     rotated = _token("ada", "--rotate")
 
     assert rotated != first
-    assert list(Token.objects.values_list("key", flat=True)) == [rotated]
+    assert list(Token.objects.values_list("key", flat=True)) == [token_digest(rotated)]
     assert _with_token(first).get("/api/conversations/").status_code == 401
     assert _with_token(rotated).get("/api/conversations/").status_code == 200
+
+
+def test_the_database_holds_no_key_that_signs_in(user: User) -> None:
+    key = _token("ada")
+    (stored,) = Token.objects.values_list("key", flat=True)
+    assert stored != key
+    assert _with_token(stored).get("/api/conversations/").status_code == 401
+
+
+def test_the_migration_hashes_stored_keys_and_they_keep_working(user: User) -> None:
+    # A token as DRF stored it before: the plaintext key in the table.
+    plain = Token.objects.create(user=user).key
+    migration = importlib.import_module("ragplatform.migrations.0003_api_tokens_hashed")
+
+    migration.keys_hash(django_apps, None)
+
+    assert list(Token.objects.values_list("key", flat=True)) == [token_digest(plain)]
+    assert _with_token(plain).get("/api/conversations/").status_code == 200
 
 
 def test_the_command_refuses_an_unknown_user(db: None) -> None:
@@ -82,7 +105,7 @@ def test_a_deactivated_users_token_is_refused(user: User) -> None:
     assert response.json()["error"]["code"] == "unauthenticated"
     assert response["WWW-Authenticate"] == "Token"
     err = StringIO()
-    call_command("api_token", "ada", stdout=StringIO(), stderr=err)
+    call_command("api_token", "ada", "--rotate", stdout=StringIO(), stderr=err)
     assert "deactivated" in err.getvalue()
 
 

@@ -1,55 +1,43 @@
-"""`manage.py serve` (what `make serve` runs): bootstrap, a worker, then daphne on the address."""
+"""`manage.py serve` (what `make serve` runs): bootstrap, then daphne and a worker kept running."""
 
 from __future__ import annotations
 
-import subprocess
+import sys
+import time
 from io import StringIO
+from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import LazySettings
 from django.core.management import call_command
 
-
-class _Worker:
-    def __init__(self, args: list[str]) -> None:
-        self.args = args
-        self.stopped = False
-
-    def terminate(self) -> None:
-        self.stopped = True
-
-    def wait(self, timeout: float) -> int:
-        return 0
+from ragplatform.supervise import processes_supervise
 
 
 @pytest.fixture
 def started(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
-    """Record what serve would start instead of starting it."""
-    seen: dict[str, Any] = {"workers": []}
+    """Record what serve would supervise instead of starting it."""
+    seen: dict[str, Any] = {}
 
-    def popen(args: list[str]) -> _Worker:
-        seen["workers"].append(_Worker(args))
-        return seen["workers"][-1]
-
-    def run(args: list[str], check: bool) -> None:
-        seen["server"] = args
+    def supervise(**kwargs: Any) -> int:
+        seen.update(kwargs)
+        return 0
 
     monkeypatch.setattr(
         "ragplatform.management.commands.serve.platform_bootstrap",
         lambda say: seen.setdefault("bootstrapped", True),
     )
-    monkeypatch.setattr(subprocess, "Popen", popen)
-    monkeypatch.setattr(subprocess, "run", run)
+    monkeypatch.setattr("ragplatform.management.commands.serve.processes_supervise", supervise)
     return seen
 
 
-def test_serve_bootstraps_starts_a_worker_and_daphne(started: dict[str, Any]) -> None:
+def test_serve_bootstraps_then_supervises_daphne_and_a_worker(started: dict[str, Any]) -> None:
     out = StringIO()
     call_command("serve", "--host", "127.0.0.1", "--port", "8123", stdout=out)
 
     assert started["bootstrapped"]
-    (worker,) = started["workers"]
-    assert worker.args[-1] == "worker" and worker.stopped
+    assert started["worker"][-1] == "worker"
     assert started["server"][-5:] == [
         "-b",
         "127.0.0.1",
@@ -62,4 +50,30 @@ def test_serve_bootstraps_starts_a_worker_and_daphne(started: dict[str, Any]) ->
 
 def test_serve_no_worker_starts_only_daphne(started: dict[str, Any]) -> None:
     call_command("serve", "--no-worker", stdout=StringIO())
-    assert started["workers"] == [] and "server" in started
+    assert started["worker"] is None and "server" in started
+
+
+def test_a_worker_that_exits_is_started_again(tmp_path: Path, settings: LazySettings) -> None:
+    settings.RAG_WORKER_DB_RETRY_MAX_S = 1.0
+    starts = tmp_path / "starts"
+    worker = [sys.executable, "-c", f"open({str(starts)!r}, 'a').write('x'); raise SystemExit(3)"]
+    server = [sys.executable, "-c", "import time; time.sleep(5); raise SystemExit(7)"]
+    said: list[str] = []
+
+    began = time.monotonic()
+    code = processes_supervise(server=server, worker=worker, say=said.append, poll_s=0.05)
+
+    assert code == 7 and time.monotonic() - began >= 4.5  # the server's run decides the end
+    assert len(starts.read_text()) >= 3  # started, then again after each exit
+    assert said and "exited (code 3)" in said[0]
+
+
+def test_the_worker_stops_with_the_server(tmp_path: Path) -> None:
+    alive = tmp_path / "alive"
+    worker = [sys.executable, "-c", f"import time; open({str(alive)!r}, 'w'); time.sleep(60)"]
+    server = [sys.executable, "-c", "import time; time.sleep(2)"]
+
+    began = time.monotonic()
+    processes_supervise(server=server, worker=worker, say=print, poll_s=0.05)
+
+    assert alive.exists() and time.monotonic() - began < 20

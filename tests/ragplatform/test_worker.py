@@ -3,13 +3,14 @@ periodic jobs of `ragplatform.periodic` run on their intervals."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from datetime import timedelta
 
 import pytest
 from django.conf import LazySettings
 from django.core.management import CommandError, call_command
-from django.db import connections
+from django.db import OperationalError, connections
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -20,11 +21,14 @@ from apps.corpus.tasks import document_process_task
 from ragplatform.models import WorkerHeartbeat
 from ragplatform.periodic import PeriodicJob, periodic_jobs
 from ragplatform.worker_runtime import (
+    FIRST_RETRY_S,
     TrackedWorker,
     WorkerState,
     background_start,
     background_stop,
+    database_wait,
     periodic_due,
+    task_loop_supervised,
 )
 from ragplatform.workers import (
     WorkerIdentity,
@@ -187,3 +191,51 @@ def test_the_admin_lists_workers_read_only(admin_client: Client) -> None:
     assert 'alt="True"' in content  # alive
     add = admin_client.get(reverse("admin:ragplatform_workerheartbeat_add"))
     assert add.status_code == 403
+
+
+class _LosesTheDatabase:
+    """A task loop whose first runs end as db_worker's does when the database goes away."""
+
+    def __init__(self, losses: int) -> None:
+        self.losses, self.runs = losses, 0
+
+    def run(self) -> None:
+        self.runs += 1
+        if self.runs <= self.losses:
+            raise OperationalError("server closed the connection unexpectedly")
+
+
+@pytest.mark.django_db
+def test_the_task_loop_outlives_a_lost_database(caplog: pytest.LogCaptureFixture) -> None:
+    loop, naps = _LosesTheDatabase(losses=2), list[float]()
+
+    task_loop_supervised(loop, sleep=naps.append)
+
+    assert loop.runs == 3  # entered again after each loss, until it ended by itself
+    assert naps == [FIRST_RETRY_S, FIRST_RETRY_S]  # the database answered at the first try
+    lost = [r for r in caplog.records if "lost the database" in r.getMessage()]
+    assert len(lost) == 2 and all(r.levelname == "WARNING" for r in lost)
+
+
+def test_waiting_for_the_database_backs_off_to_the_longest_wait(
+    settings: LazySettings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings.RAG_WORKER_DB_RETRY_MAX_S = 3.0
+    tries = iter([False, False, False, False, True])
+
+    def ensure() -> None:
+        if not next(tries):
+            raise OperationalError("connection refused")
+
+    monkeypatch.setattr(connections["default"], "ensure_connection", ensure)
+    monkeypatch.setattr(connections["default"], "cursor", lambda: contextlib.nullcontext(_Cursor()))
+    naps: list[float] = []
+
+    database_wait(sleep=naps.append)
+
+    assert naps == [FIRST_RETRY_S, 1.0, 2.0, 3.0, 3.0]
+
+
+class _Cursor:
+    def execute(self, sql: str) -> None:
+        assert sql == "SELECT 1"

@@ -31,6 +31,7 @@ from apps.analytics.dashboard.selectors import board_get
 from apps.analytics.models import Category, ConversationCategory, TurnCategory
 from apps.analytics.selectors import router_evaluation_latest
 from apps.answers.turn.cuts import local_day
+from apps.corpus.access import collection_ids_readable
 from ragplatform.admin_base import EstimatedCountPaginator, ReadOnlyAdmin
 
 DASHBOARD_PERMISSION = "analytics.view_dailyturncount"
@@ -94,7 +95,7 @@ class CategoryAdmin(admin.ModelAdmin[Category]):
         status = 200 if form.is_valid() else 400
         today = local_day(timezone.now())
         period = form.period(today=today)
-        board = board_get(period=period)
+        board = board_get(period=period, readable=collection_ids_readable(user=request.user))
         # Auditors may open the turns behind a figure and read questions; analysts may not.
         may_see_turns = request.user.has_perm(TURNS_PERMISSION)
         refused = questions_refused(period=period) if may_see_turns else []

@@ -186,8 +186,13 @@ def slots_for(period: Period) -> list[Slot]:
     ]
 
 
-def board_get(*, period: Period) -> Board:
-    """Nine queries whatever the period: turns, previous, latency, categories, documents x5."""
+def board_get(*, period: Period, readable: frozenset[int] | None = None) -> Board:
+    """Nine queries whatever the period: turns, previous, latency, categories, documents x5.
+
+    `readable` is the viewer's `collection_ids_readable` (None: every collection): documents of
+    other collections are left out of the document lists, so no title or collection name the
+    rule of collections hides from the viewer is shown. The figures count every turn: counts
+    name nothing."""
     slots = slots_for(period)
     slot_of = _slot_index(slots)
     turn_rows = list(
@@ -207,7 +212,7 @@ def board_get(*, period: Period) -> Board:
         intents=tuple(_lines(turn_rows, "intent", slot_of, len(slots))),
         categories=tuple(_categories(period, slot_of, len(slots))),
         composers=_composers(turn_rows),
-        **_documents(period),
+        **_documents(period, readable),
     )
 
 
@@ -307,10 +312,13 @@ def _composers(rows: Iterable[Mapping[str, Any]]) -> tuple[tuple[str, int, int],
     return tuple(sorted(((c, t, f) for c, (t, f) in found.items()), key=lambda r: (-r[1], r[0])))
 
 
-def _documents(period: Period) -> dict[str, Any]:
+def _documents(period: Period, readable: frozenset[int] | None) -> dict[str, Any]:
     """The most cited documents, and those never cited in the period (of the collection)."""
     cited = period.cut(DailyDocumentCount.objects.all())
     documents = Document.objects.all()
+    if readable is not None:
+        cited = cited.filter(document__collection_id__in=readable)
+        documents = documents.filter(collection_id__in=readable)
     if period.collection != ANY:
         # Turns that could read the collection may cite others they could read too: list only
         # the collection's own documents.

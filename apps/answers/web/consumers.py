@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from typing import Any
 
@@ -39,6 +38,7 @@ from apps.answers.turn.selectors import turn_get
 from ragplatform.db_threads import db_call, db_threads_detached
 from ragplatform.errors import FailureCode
 from ragplatform.gates import user_signed_in
+from ragplatform.input_hygiene import InvalidInput, json_parse
 from ragplatform.session_check import session_user_id
 
 logger = logging.getLogger(__name__)
@@ -94,7 +94,10 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 await self.close(code=CLOSE_UNAUTHENTICATED)
                 return
             try:
-                content = json.loads(text_data or "")
+                content = json_parse(text_data or "", field="message")
+            except InvalidInput as exc:  # too deep, or text the database cannot store
+                self._post(rejection(FailureCode.INVALID_REQUEST, str(exc)))
+                return
             except ValueError:
                 self._post(rejection(FailureCode.INVALID_REQUEST, "Messages must be JSON objects"))
                 return

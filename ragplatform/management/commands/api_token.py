@@ -4,13 +4,14 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from ragplatform.api_tokens import UnknownUser, api_token_issue
+from ragplatform.api_tokens import TokenNotShown, UnknownUser, api_token_issue
 
 
 class Command(BaseCommand):
     help = (
-        "Print a user's REST API token (created if they have none); --rotate replaces it. "
-        "Scripts send it as `Authorization: Token <key>`."
+        "Print a new REST API token for a user who has none; --rotate replaces theirs. The key "
+        "is shown only now (the database keeps its hash). Scripts send it as "
+        "`Authorization: Token <key>`."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -22,7 +23,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         try:
             issued = api_token_issue(username=options["username"], rotate=options["rotate"])
-        except UnknownUser as exc:
+        except (UnknownUser, TokenNotShown) as exc:
             raise CommandError(str(exc)) from exc
         if not issued.active:
             self.stderr.write(

@@ -2,7 +2,7 @@
 
 The options are db_worker's; the task loop is db_worker's own. Beside it, one thread renews
 this process's heartbeat row and another runs every job registered in `ragplatform.periodic`
-(sweepers). Code reloading is not offered: a reload would leave the threads of the old code
+(sweepers); a lost database pauses the loop until it answers again. Code reloading is not offered: a reload would leave the threads of the old code
 running.
 """
 
@@ -22,6 +22,7 @@ from ragplatform.worker_runtime import (
     WorkerState,
     background_start,
     background_stop,
+    task_loop_supervised,
 )
 from ragplatform.workers import WorkerIdentity
 
@@ -65,6 +66,6 @@ class Command(db_worker.Command):
         threads = background_start(state)
         try:
             worker.configure_signals()
-            worker.run()
+            task_loop_supervised(worker)
         finally:
             background_stop(state, threads)

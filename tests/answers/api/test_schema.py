@@ -7,6 +7,8 @@ from io import StringIO
 
 import pytest
 import yaml
+from django.conf import LazySettings
+from django.contrib.auth.models import User
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
@@ -35,8 +37,15 @@ def test_the_schema_validates_without_warnings() -> None:
     assert paths == ENDPOINTS
 
 
-def test_served_at_api_schema_with_the_answer_fields() -> None:
-    response = APIClient().get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+@pytest.fixture
+def signed_in(django_user_model: type[User]) -> APIClient:
+    client = APIClient()
+    client.force_login(django_user_model.objects.create_user("ada", password="a-long-password"))
+    return client
+
+
+def test_served_at_api_schema_with_the_answer_fields(signed_in: APIClient) -> None:
+    response = signed_in.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
 
     assert response.status_code == 200
     schema = response.json()
@@ -54,8 +63,8 @@ def test_served_at_api_schema_with_the_answer_fields() -> None:
     assert "DocumentUpload" in str(upload["requestBody"])
 
 
-def test_the_docs_page_loads_swagger_ui_from_this_server() -> None:
-    client = APIClient()
+def test_the_docs_page_loads_swagger_ui_from_this_server(signed_in: APIClient) -> None:
+    client = signed_in
     response = client.get("/api/docs/")
 
     assert response.status_code == 200
@@ -69,3 +78,16 @@ def test_the_docs_page_loads_swagger_ui_from_this_server() -> None:
     (init,) = [s for s in sources if "script" in s and "static" not in s]
     script = client.get(init)
     assert script.status_code == 200 and "/api/schema/" in script.content.decode()
+
+
+@pytest.mark.parametrize("path", ["/api/schema/", "/api/docs/", "/api/docs/?script="])
+def test_the_schema_and_its_page_need_a_signed_in_user(
+    path: str, signed_in: APIClient, settings: LazySettings
+) -> None:
+    refused = APIClient().get(path)
+    assert refused.status_code in {401, 403}
+    assert refused.data["error"]["code"] in {"unauthenticated", "forbidden"}
+    assert signed_in.get(path).status_code == 200
+
+    settings.RAG_API_SCHEMA_PUBLIC = True
+    assert APIClient().get(path).status_code == 200
