@@ -1,12 +1,25 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the test suite needs (Chromium) when they are missing.
+# Installs the Debian packages the test suite needs (Chromium; OpenLDAP's slapd and the headers
+# python-ldap builds against; Node) when they are missing, then the npm package of the OpenID
+# provider the identity tests start, into tests/identity/oidc_provider/node_modules.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 command -v chromedriver >/dev/null || missing+=(chromium-driver)
+[ -x /usr/sbin/slapd ] || missing+=(slapd)
+command -v ldapsearch >/dev/null || missing+=(ldap-utils)
+[ -e /usr/include/ldap.h ] || missing+=(libldap2-dev)
+[ -e /usr/include/sasl/sasl.h ] || missing+=(libsasl2-dev)
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 if [ ${#missing[@]} -gt 0 ]; then
     sudo=""
     [ "$(id -u)" -ne 0 ] && sudo="sudo"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+provider=tests/identity/oidc_provider
+if [ ! -d "$provider/node_modules/oidc-provider" ]; then
+    npm install --prefix "$provider" --no-audit --no-fund --silent
 fi

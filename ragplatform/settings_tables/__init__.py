@@ -18,6 +18,7 @@ from ragplatform.settings_tables import (
     answers,
     conversations,
     database,
+    identity,
     ingestion,
     providers,
     retrieval,
@@ -39,6 +40,7 @@ AREAS: dict[str, tuple[Row, ...]] = {
     "answers in flight": streaming.ROWS,
     "conversations": conversations.ROWS,
     "analytics": analytics.ROWS,
+    "identity": identity.ROWS,
 }
 ROWS: tuple[Row, ...] = tuple(row for rows in AREAS.values() for row in rows)
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
