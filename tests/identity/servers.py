@@ -63,6 +63,8 @@ class OpenIdProvider:
 def _signing_key() -> dict[str, object]:
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     jwk: dict[str, object] = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(key))
+    # PyJWT marks a private key sign-only; the provider also verifies its own ID token hints.
+    jwk.pop("key_ops", None)
     return {**jwk, "kid": "identity-tests", "alg": "RS256", "use": "sig"}
 
 
@@ -96,10 +98,11 @@ def openid_provider(
     issuer = f"http://127.0.0.1:{port}"
     config = folder / "provider.json"
     config.write_text(json.dumps(_provider_config(rp_url=rp_url, accounts=accounts)))
+    log = (folder / "provider.log").open("w")
     process = subprocess.Popen(
         [node, str(PROVIDER_DIR / "provider.mjs"), str(port), issuer, str(config)],
         stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
+        stderr=log,
         text=True,
         cwd=PROVIDER_DIR,
     )
@@ -109,3 +112,4 @@ def openid_provider(
     finally:
         process.terminate()
         process.wait(timeout=10)
+        log.close()

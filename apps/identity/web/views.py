@@ -86,11 +86,15 @@ class OidcCallbackView(OIDCAuthenticationCallbackView):  # type: ignore[misc]
 
 
 class SignOutView(auth_views.LogoutView):
-    """Signs out here, then at the provider too when the session came from it."""
+    """Signs out here, then at the provider too when the session came from it.
+
+    The way on to the provider is a page that goes there, not a redirect: the pages'
+    Content-Security-Policy (form-action 'self') stops a form's redirect to another site."""
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        self.provider_logout = provider_logout_url(request) if oidc_enabled() else ""
-        return super().post(request, *args, **kwargs)
-
-    def get_success_url(self) -> str:
-        return self.provider_logout or super().get_success_url()
+        provider_logout = provider_logout_url(request) if oidc_enabled() else ""
+        response = super().post(request, *args, **kwargs)
+        if not provider_logout:
+            return response
+        context = {"url": provider_logout, "provider": settings.RAG_OIDC_PROVIDER_NAME}
+        return render(request, "identity/provider_sign_out.html", context)

@@ -71,4 +71,9 @@ provider.use(async (ctx, next) => {
   }
 });
 
+// What the provider refused, and why, for a test that fails (in the folder's provider.log).
+for (const event of ['server_error', 'end_session.error', 'grant.error', 'authorization.error']) {
+  provider.on(event, (ctx, error) => console.error(event, error, error.cause ?? ''));
+}
+
 provider.listen(Number(port), '127.0.0.1', () => console.log('ready'));
