@@ -15,6 +15,7 @@ urlpatterns = [
     ),
     path("accounts/logout/", SignOutView.as_view(), name="logout"),
     path("accounts/", include("apps.identity.urls")),
+    path("scim/v2/", include("apps.identity.api.urls")),  # SCIM 2.0 provisioning
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the interface switch
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),

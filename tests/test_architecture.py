@@ -152,7 +152,8 @@ BELOW = {
     "apps.analytics": {"counts": {"dashboard"}},
     # The audit is at the bottom, group mapping above it, the sign-in ways above that.
     "apps.identity": {
-        "audit": {"groups", "signin", "oidc", "ldap"},
+        "audit": {"groups", "signin", "oidc", "ldap", "scim"},
+        "scim": {"signin", "oidc", "ldap"},
         "groups": {"signin", "oidc", "ldap"},
         "signin": {"oidc", "ldap"},
         "oidc": {"ldap"},

@@ -13,7 +13,7 @@ from django.db import models
 
 from apps.identity.vocabulary import EventKind, Source
 
-_DIRECTORY_SOURCES = [Source.OIDC, Source.LDAP]
+_DIRECTORY_SOURCES = [Source.OIDC, Source.LDAP, Source.SCIM]
 
 
 class ExternalIdentity(models.Model):

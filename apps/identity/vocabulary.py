@@ -11,6 +11,7 @@ class Source(models.TextChoices):
     PASSWORD = "password", "local password"
     OIDC = "oidc", "OpenID Connect"
     LDAP = "ldap", "LDAP directory"
+    SCIM = "scim", "SCIM provisioning"
 
 
 class EventKind(models.TextChoices):
@@ -21,3 +22,4 @@ class EventKind(models.TextChoices):
     GROUP_ADDED = "group_added", "group added"
     GROUP_REMOVED = "group_removed", "group removed"
     DEACTIVATED = "deactivated", "deactivated"
+    REACTIVATED = "reactivated", "reactivated"

@@ -43,6 +43,8 @@ ROWS = (
         "How long the provider's discovery document is kept.",
         minimum=0,
     ),
+    Secret("RAG_SCIM_TOKEN", "The bearer token of SCIM provisioning; empty turns SCIM off."),
+    Int("RAG_SCIM_MAX_RESULTS", 200, "The most resources one SCIM list returns.", minimum=1),
     Text("RAG_LDAP_URI", "", "The directory's ldap:// or ldaps:// URI; empty turns LDAP off."),
     Text("RAG_LDAP_BIND_DN", "", "The service account that searches the directory."),
     Secret("RAG_LDAP_BIND_PASSWORD", "The service account's password."),

@@ -61,7 +61,7 @@ def test_ldap_user_removed_from_a_group_loses_access_at_next_sign_in(
     ldap_settings: Directory,
 ) -> None:
     research = Group.objects.create(name="research")
-    private = CollectionFactory(public=False)
+    private = CollectionFactory.create(public=False)
     private.reader_groups.add(research)
     assert _sign_in(Client(), "ada", PASSWORDS["ada"]) == 302
     ada = User.objects.get(username="ada")

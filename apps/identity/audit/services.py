@@ -29,7 +29,7 @@ def identity_event_record(
         kind=kind,
         source=source or "",
         provider=provider[:200],
-        user=user if user is not None and user.pk else None,
+        user_id=user.pk if user is not None else None,
         username=(username or (user.get_username() if user is not None else ""))[:150],
         address=(client_ip(request) or None) if request is not None else None,
         detail=detail[:_DETAIL_CHARS],

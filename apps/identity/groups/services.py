@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractUser, Group
+from django.contrib.auth.models import Group, User
 from django.db import transaction
 from django.http import HttpRequest
 
@@ -34,7 +34,7 @@ def groups_mapped(*, source: Source, external_names: Iterable[str]) -> set[Group
 @transaction.atomic
 def memberships_apply(
     *,
-    user: AbstractUser,
+    user: User,
     source: Source,
     external_names: Iterable[str],
     provider: str = "",

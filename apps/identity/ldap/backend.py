@@ -13,7 +13,7 @@ from typing import Any
 
 import ldap
 from django.conf import settings
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import User
 from django.http import HttpRequest
 from django_auth_ldap.backend import LDAPBackend, ldap_error
 from django_auth_ldap.config import LDAPSettings
@@ -27,7 +27,7 @@ from apps.identity.vocabulary import Source
 _NO_PREFIX = "RAG_IDENTITY_LDAP_UNSET_"
 
 
-class DirectoryBackend(LDAPBackend):  # type: ignore[misc]
+class DirectoryBackend(LDAPBackend):
     identity_source = Source.LDAP
 
     @classmethod
@@ -37,7 +37,7 @@ class DirectoryBackend(LDAPBackend):  # type: ignore[misc]
     @property
     def settings(self) -> LDAPSettings:
         if self._settings is None:
-            self._settings = LDAPSettings(_NO_PREFIX, directory_settings())
+            self._settings: LDAPSettings | None = LDAPSettings(_NO_PREFIX, directory_settings())
         return self._settings
 
     def authenticate(
@@ -46,14 +46,19 @@ class DirectoryBackend(LDAPBackend):  # type: ignore[misc]
         username: str | None = None,
         password: str | None = None,
         **kwargs: Any,
-    ) -> AbstractUser | None:
+    ) -> User | None:
         if not settings.RAG_LDAP_URI or username is None:
             return None
-        user: AbstractUser | None = super().authenticate(request, username, password, **kwargs)
+        user: User | None = super().authenticate(request, username, password, **kwargs)
         return user
 
-    def authenticate_ldap_user(self, ldap_user: Any, password: str) -> AbstractUser | None:
-        user: AbstractUser | None = super().authenticate_ldap_user(ldap_user, password)
+    def get_user(self, user_id: int) -> User | None:
+        # django-auth-ldap's get_user admits a deactivated account's session; ModelBackend not.
+        user: User | None = super().get_user(user_id)
+        return user if user is not None and user.is_active else None
+
+    def authenticate_ldap_user(self, ldap_user: Any, password: str) -> User | None:
+        user: User | None = super().authenticate_ldap_user(ldap_user, password)
         if user is not None:
             memberships_apply(
                 user=user,

@@ -14,7 +14,7 @@ import jwt
 import requests
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import User
 from django.core.exceptions import SuspiciousOperation
 from django.db.models import QuerySet
 from django.http import HttpRequest
@@ -40,7 +40,7 @@ def _library_refusal(error: SuspiciousOperation) -> OidcRefused:
     return OidcRefused(reason, text)
 
 
-class OidcBackend(OIDCAuthenticationBackend):  # type: ignore[misc]
+class OidcBackend(OIDCAuthenticationBackend):
     identity_source = Source.OIDC
     # The endpoints are discovered on first use, not when Django builds its backends.
     OIDC_RP_IDP_SIGN_KEY = None
@@ -63,17 +63,22 @@ class OidcBackend(OIDCAuthenticationBackend):  # type: ignore[misc]
     OIDC_RP_CLIENT_SECRET = property(lambda self: settings.RAG_OIDC_CLIENT_SECRET)
     OIDC_RP_SIGN_ALGO = property(lambda self: settings.RAG_OIDC_SIGN_ALGO)
 
-    def authenticate(self, request: HttpRequest | None, **kwargs: Any) -> AbstractUser | None:
+    def authenticate(self, request: HttpRequest | None, **kwargs: Any) -> User | None:
         # Only the callback passes a nonce: a password form never reaches the provider.
         if request is None or "nonce" not in kwargs or not oidc_enabled():
             return None
         try:
-            user: AbstractUser | None = super().authenticate(request, **kwargs)
+            user: User | None = super().authenticate(request, **kwargs)
         except SuspiciousOperation as error:
             raise _library_refusal(error) from error
         except requests.RequestException as error:
             raise OidcRefused(OidcRefusal.PROVIDER_ERROR, str(error)[:400]) from error
         return user
+
+    def get_user(self, user_id: int) -> User | None:
+        # The library's get_user admits a deactivated account's session; the others do not.
+        user: User | None = super().get_user(user_id)
+        return user if user is not None and user.is_active else None
 
     def get_payload_data(self, token: bytes | str, key: Any) -> dict[str, Any]:
         try:
@@ -95,14 +100,14 @@ class OidcBackend(OIDCAuthenticationBackend):  # type: ignore[misc]
         claims_groups(claims)  # refuses a missing groups claim before any account is made
         return True
 
-    def filter_users_by_claims(self, claims: dict[str, Any]) -> QuerySet[AbstractUser]:
+    def filter_users_by_claims(self, claims: dict[str, Any]) -> QuerySet[User]:
         return self.UserModel.objects.filter(
             external_identities__source=Source.OIDC,
             external_identities__issuer=settings.RAG_OIDC_ISSUER,
             external_identities__subject=str(claims.get("sub", "")),
         )
 
-    def create_user(self, claims: dict[str, Any]) -> AbstractUser:
+    def create_user(self, claims: dict[str, Any]) -> User:
         return oidc_account_create(
             subject=str(claims["sub"]),
             profile=claims_profile(claims),
@@ -110,7 +115,7 @@ class OidcBackend(OIDCAuthenticationBackend):  # type: ignore[misc]
             request=self.request,
         )
 
-    def update_user(self, user: AbstractUser, claims: dict[str, Any]) -> AbstractUser:
+    def update_user(self, user: User, claims: dict[str, Any]) -> User:
         if not user.is_active:
             raise OidcRefused(OidcRefusal.INACTIVE, f"{user.get_username()} is deactivated")
         return oidc_account_update(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.http import HttpRequest
 
@@ -19,7 +19,7 @@ from apps.identity.vocabulary import EventKind, Source
 @transaction.atomic
 def oidc_account_create(
     *, subject: str, profile: Profile, groups: list[str] | None, request: HttpRequest | None
-) -> AbstractUser:
+) -> User:
     users = get_user_model().objects
     if users.filter(username=profile.username).exists():
         # Taking over a local account by its name would let the provider sign in as anyone.
@@ -40,8 +40,8 @@ def oidc_account_create(
 
 @transaction.atomic
 def oidc_account_update(
-    *, user: AbstractUser, profile: Profile, groups: list[str] | None, request: HttpRequest | None
-) -> AbstractUser:
+    *, user: User, profile: Profile, groups: list[str] | None, request: HttpRequest | None
+) -> User:
     user.first_name, user.last_name = profile.first_name, profile.last_name
     user.email = profile.email
     user.save(update_fields=["first_name", "last_name", "email"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser, User
 
 from apps.identity.vocabulary import Source
 
@@ -23,7 +24,9 @@ def break_glass(user: AbstractBaseUser) -> bool:
 class LocalPasswordBackend(ModelBackend):
     identity_source = Source.PASSWORD
 
-    def user_can_authenticate(self, user: AbstractBaseUser | None) -> bool:
+    def user_can_authenticate(self, user: User | AnonymousUser | None) -> bool:
         if not super().user_can_authenticate(user):
             return False
-        return settings.RAG_LOCAL_PASSWORDS == "all" or (user is not None and break_glass(user))
+        return settings.RAG_LOCAL_PASSWORDS == "all" or (
+            isinstance(user, User) and break_glass(user)
+        )

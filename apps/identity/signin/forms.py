@@ -31,7 +31,7 @@ class _SaysWhy(forms.Form):
         if refusal := getattr(self.request, REFUSAL_ATTRIBUTE, ""):
             self.identity_refusal = refusal
             return ValidationError(refusal, code="directory_unreachable")
-        return super().get_invalid_login_error()  # type: ignore[misc, no-any-return]
+        return super().get_invalid_login_error()  # type: ignore[misc]
 
 
 class SignInForm(_SaysWhy, AuthenticationForm):

@@ -38,7 +38,7 @@ def _refused(request: HttpRequest, refused: OidcRefused) -> HttpResponse:
     return render(request, "registration/login.html", context, status=400)
 
 
-class OidcSignInView(OIDCAuthenticationRequestView):  # type: ignore[misc]
+class OidcSignInView(OIDCAuthenticationRequestView):
     """Redirects to the provider with state, nonce and the PKCE challenge."""
 
     OIDC_OP_AUTH_ENDPOINT = property(lambda self: oidc_endpoints().authorization)
@@ -61,7 +61,7 @@ class OidcSignInView(OIDCAuthenticationRequestView):  # type: ignore[misc]
         return response
 
 
-class OidcCallbackView(OIDCAuthenticationCallbackView):  # type: ignore[misc]
+class OidcCallbackView(OIDCAuthenticationCallbackView):
     """The provider's redirect back: state checked here, the rest by `OidcBackend`."""
 
     @staticmethod
