@@ -72,7 +72,7 @@ def test_oidc_sign_in_applies_groups_opens_a_private_collection_and_logs_out(
     page: Page, daphne_url: str, oidc: OpenIdProvider
 ) -> None:
     research = Group.objects.create(name="research")
-    private = CollectionFactory(name="Research notes", public=False)
+    private = CollectionFactory.create(name="Research notes", public=False)
     private.reader_groups.add(research)
     _sign_in_at_provider(page, daphne_url, "alice")
     expect(page.get_by_role("heading", name="New conversation")).to_be_visible()
