@@ -81,6 +81,7 @@ INSTALLED_APPS = [
     "apps.answers",
     "apps.analytics",
     "apps.reach",
+    "apps.identity",
     "ragplatform.apps.RagplatformConfig",
 ]
 
@@ -108,7 +109,10 @@ if _production:
 AUTHENTICATION_BACKENDS = [
     # Counts failed logins and refuses locked-out ones before the password is checked.
     "ragplatform.login_throttle.LoginThrottleBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    # Local passwords first, so a break-glass account signs in while the directory is down.
+    "apps.identity.signin.backend.LocalPasswordBackend",
+    "apps.identity.ldap.backend.DirectoryBackend",  # idle unless RAG_LDAP_URI is set
+    "apps.identity.oidc.backend.OidcBackend",  # idle unless RAG_OIDC_ISSUER is set
 ]
 
 ROOT_URLCONF = "ragplatform.urls"

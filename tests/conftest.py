@@ -90,6 +90,14 @@ def _migration_seeds_apply() -> None:
             group.permissions.add(
                 Permission.objects.get(content_type__app_label=app_label, codename=codename)
             )
+    identity = importlib.import_module(
+        "apps.identity.migrations.0002_auditors_read_identity_events"
+    )
+    Group.objects.get(name="auditors").permissions.add(
+        *Permission.objects.filter(
+            content_type__app_label="identity", codename__in=identity.AUDITOR_PERMISSIONS
+        )
+    )
     starter = importlib.import_module("apps.analytics.migrations.0002_seed_starter_categories")
     for name, description in starter.STARTER:
         Category.objects.get_or_create(name=name, defaults={"description": description})

@@ -18,6 +18,7 @@ from ragplatform.settings_tables import (
     answers,
     conversations,
     database,
+    identity,
     ingestion,
     providers,
     reach,
@@ -41,6 +42,7 @@ AREAS: dict[str, tuple[Row, ...]] = {
     "conversations": conversations.ROWS,
     "analytics": analytics.ROWS,
     "other clients": reach.ROWS,
+    "identity": identity.ROWS,
 }
 ROWS: tuple[Row, ...] = tuple(row for rows in AREAS.values() for row in rows)
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
