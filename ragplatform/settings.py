@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "apps.corpus",
     "apps.answers",
     "apps.analytics",
+    "apps.sources",
     "ragplatform.apps.RagplatformConfig",
 ]
 
