@@ -12,13 +12,12 @@ import logging
 from dataclasses import dataclass
 
 from apps.corpus.ingestion.services import document_process
-from apps.corpus.models import Document
+from apps.corpus.models import Document, DocumentStatus
 from apps.sources.kinds.base import Known, Listed, Patterns, SourceError
 from apps.sources.kinds.registry import connector_for, source_limits
 from apps.sources.models import Source, SourceSync
 from apps.sources.sync.items import (
     ItemContext,
-    Outcome,
     item_sync,
     items_gone_delete,
     items_known,
@@ -75,7 +74,6 @@ def _run(*, source: Source, run: SourceSync, wait: bool) -> str:
     listing = listing[: limits.max_files]
     vanished = items_vanished(source=source, listed_keys={item.key for item in listing})
     ctx = ItemContext(source=source, run=run, connector=connector, vanished=vanished)
-    queued: list[int] = []
     for listed in listing:
         keeper.keep()
         item = stored.get(listed.key)
@@ -83,10 +81,8 @@ def _run(*, source: Source, run: SourceSync, wait: bool) -> str:
             continue  # done before this run was resumed
         outcome = item_sync(ctx=ctx, listed=listed, stored=item)
         run_count(run=run, outcome=outcome)
-        if wait and outcome in (Outcome.ADDED, Outcome.UPDATED):
-            queued.append(listed.key)
     if wait:
-        _process_now(source=source, keys=queued, keeper=keeper)
+        _process_now(source=source, keeper=keeper)
     if truncated:
         return (
             f"The source lists more than {limits.max_files:,} files (the limit); the first "
@@ -106,8 +102,9 @@ def _listing(items: object, patterns: Patterns, cap: int) -> list[Listed]:
     return listing
 
 
-def _process_now(*, source: Source, keys: list[str], keeper: LeaseKeeper) -> None:
-    documents = Document.objects.filter(source_item__source=source, source_item__key__in=keys)
+def _process_now(*, source: Source, keeper: LeaseKeeper) -> None:
+    """Everything this source's syncs left pending, those of a killed run included."""
+    documents = Document.objects.filter(source_item__source=source, status=DocumentStatus.PENDING)
     for document_id in documents.values_list("pk", flat=True):
         keeper.keep()
         document_process(document_id=document_id)
