@@ -22,6 +22,7 @@ from apps.corpus.models import Document
 from apps.corpus.uploads.batches import IncomingFile, files_ingest
 from apps.sources.kinds.base import Connector, ItemError, Listed
 from apps.sources.models import Source, SourceItem, SourceKind, SourceSync
+from apps.sources.sync.leases import SyncLost
 
 MAX_NAME = 240  # well inside Document.filename, with room for the collection's other names
 MAX_KEY = SourceItem._meta.get_field("key").max_length or 1000
@@ -66,7 +67,9 @@ def item_sync(*, ctx: ItemContext, listed: Listed, stored: SourceItem | None) ->
     if error := str(listed.extra.get("error", "")) or _key_error(listed.key):
         return _failed(ctx, listed, stored, error)
     if _unchanged(listed, stored):
-        SourceItem.objects.filter(pk=stored.pk).update(seen_in=ctx.run)  # type: ignore[union-attr]
+        with transaction.atomic():
+            _source_held(ctx)
+            SourceItem.objects.filter(pk=stored.pk).update(seen_in=ctx.run)  # type: ignore[union-attr]
         return Outcome.UNCHANGED
     try:
         data = listed.data if listed.data is not None else ctx.connector.fetch(listed)
@@ -104,6 +107,7 @@ def _ingest(
         message = f"A document named {name!r} that is not from this source is in the collection."
         return _failed(ctx, listed, stored, message)
     with transaction.atomic():
+        _source_held(ctx)
         incoming = IncomingFile(listed.location, name, lambda: data)
         (outcome,) = files_ingest(files=[incoming], collection=collection, wait=False)
         if outcome.document is None:
@@ -122,11 +126,19 @@ def _rename(ctx: ItemContext, listed: Listed, moved: SourceItem) -> Outcome:
     name = document_name(source=ctx.source, key=listed.key)
     taken = Document.objects.filter(collection=ctx.source.collection, filename=name)
     with transaction.atomic():
+        _source_held(ctx)
         if moved.document_id and not taken.exclude(pk=moved.document_id).exists():
             Document.objects.filter(pk=moved.document_id).update(filename=name)
         moved.key = listed.key
         _store(ctx, listed, moved, sha=moved.content_sha256, document_id=moved.document_id)
     return Outcome.RENAMED
+
+
+def _source_held(ctx: ItemContext) -> None:
+    """Lock the source's row for this item's transaction: a source deleted meanwhile stops
+    the sync here (SyncLost) instead of leaving an item behind that names it."""
+    if not Source.objects.select_for_update(no_key=True).filter(pk=ctx.source.pk).exists():
+        raise SyncLost("The source was removed while it synced.")
 
 
 def _store(
@@ -136,14 +148,18 @@ def _store(
     item.key, item.marker, item.location = listed.key, listed.marker, listed.location[:1200]
     item.content_sha256, item.document_id, item.error = sha, document_id, ""
     item.seen_in, item.extra = ctx.run, dict(listed.extra)
-    item.save()
+    with transaction.atomic():
+        _source_held(ctx)
+        item.save()
 
 
 def _failed(ctx: ItemContext, listed: Listed, stored: SourceItem | None, error: str) -> Outcome:
     """Recorded on the item; the document it had (if any) stays as it was."""
     item = stored or SourceItem(source=ctx.source, key=listed.key[:MAX_KEY])
     item.location, item.error, item.seen_in = listed.location[:1200], error[:2000], ctx.run
-    item.save()
+    with transaction.atomic():
+        _source_held(ctx)
+        item.save()
     return Outcome.FAILED
 
 

@@ -56,6 +56,8 @@ def source_sync(*, source_id: int, wait: bool = False) -> SyncReport:
         logger.exception("The sync of source %s failed unexpectedly", source_id)
         error = "The sync failed unexpectedly; the server log has the details."
     sync_end(run=run, error=error)
+    if not SourceSync.objects.filter(pk=run.pk).exists():  # the source was removed
+        return SyncReport(source.name, "failed", error, 0, 0, 0, 0, 0, 0, 0)
     return sync_report(run_id=run.pk)
 
 
