@@ -140,9 +140,14 @@ def wsgidav_start(root: Path) -> Running:
 def http_site_start(root: Path) -> Running:
     site = root / "site"
     site.mkdir()
+    return http_serve(root, site)
+
+
+def http_serve(root: Path, directory: Path) -> Running:
+    """Python's http.server on `directory` (it answers If-Modified-Since with 304)."""
     port = free_port()
     command = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"]
-    return _start([*command, "--directory", str(site)], port=port, root=root)
+    return _start([*command, "--directory", str(directory)], port=port, root=root)
 
 
 @contextlib.contextmanager

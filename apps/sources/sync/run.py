@@ -19,14 +19,17 @@ from apps.sources.models import Source, SourceSync
 from apps.sources.sync.items import (
     ItemContext,
     item_sync,
+    item_unchanged,
     items_gone_delete,
     items_known,
+    items_unchanged_mark,
     items_vanished,
     run_count,
 )
 from apps.sources.sync.leases import LeaseKeeper, SyncLost, sync_claim, sync_end
 
 logger = logging.getLogger(__name__)
+UNCHANGED_BATCH = 500  # items marked seen per statement in an unchanged stretch of a listing
 
 
 @dataclass(frozen=True)
@@ -76,13 +79,21 @@ def _run(*, source: Source, run: SourceSync, wait: bool) -> str:
     listing = listing[: limits.max_files]
     vanished = items_vanished(source=source, listed_keys={item.key for item in listing})
     ctx = ItemContext(source=source, run=run, connector=connector, vanished=vanished)
+    unchanged: list[int] = []
     for listed in listing:
-        keeper.keep()
         item = stored.get(listed.key)
         if item is not None and item.seen_in_id == run.pk:
             continue  # done before this run was resumed
-        outcome = item_sync(ctx=ctx, listed=listed, stored=item)
-        run_count(run=run, outcome=outcome)
+        if item is not None and item_unchanged(listed=listed, stored=item):
+            unchanged.append(item.pk)
+            if len(unchanged) >= UNCHANGED_BATCH:
+                keeper.keep()
+                items_unchanged_mark(ctx=ctx, item_ids=unchanged)
+                unchanged = []
+            continue
+        keeper.keep()
+        run_count(run=run, outcome=item_sync(ctx=ctx, listed=listed, stored=item))
+    items_unchanged_mark(ctx=ctx, item_ids=unchanged)
     if wait:
         _process_now(source=source, keeper=keeper)
     if truncated:
