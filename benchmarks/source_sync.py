@@ -67,11 +67,11 @@ class Reads:
 
             return Counted()
 
-        run.connector_for = wrapped  # type: ignore[assignment]
+        run.connector_for = wrapped
         try:
             yield
         finally:
-            run.connector_for = real  # type: ignore[assignment]
+            run.connector_for = real
 
 
 def crawl_only(location: str, pages: int) -> str:
@@ -104,11 +104,11 @@ def processing_timed() -> Iterator[None]:
         finally:
             PROCESSING[0] += time.perf_counter() - start
 
-    run.document_process = timed  # type: ignore[assignment]
+    run.document_process = timed
     try:
         yield
     finally:
-        run.document_process = real  # type: ignore[assignment]
+        run.document_process = real
 
 
 def timed_sync(source_id: int) -> tuple[float, int, Any]:

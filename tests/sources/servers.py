@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tests.processes import free_port
 
@@ -85,13 +86,14 @@ def seaweedfs_start(root: Path) -> Running:
         command += [f"-{name}.port={ports[name]}", f"-{name}.port.grpc={grpc[name]}"]
     running = _start(command, port=ports["s3"], root=root)
     _s3_ready(running)
-    s3_client(running).create_bucket(Bucket=S3_BUCKET)  # type: ignore[attr-defined]
+    client: Any = s3_client(running)
+    client.create_bucket(Bucket=S3_BUCKET)
     return running
 
 
 def _s3_ready(running: Running, timeout_s: float = 60) -> None:
     """The S3 port opens before the filer behind it answers: wait for a real listing."""
-    client = s3_client(running)
+    client: Any = s3_client(running)
     deadline = time.monotonic() + timeout_s
     while True:
         try:

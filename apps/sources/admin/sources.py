@@ -48,9 +48,8 @@ class SourceSyncInline(admin.TabularInline[SourceSync, Source]):
     extra = 0
     max_num = 0
     can_delete = False
-    fields = ["started_at", "ended_at", "status", "seen", "added", "updated", "renamed"]
-    fields += ["unchanged", "deleted", "failed", "error"]
-    readonly_fields = fields
+    COLUMNS = ("started_at", "ended_at", "status", "seen", "added", "updated", "renamed")
+    fields = readonly_fields = (*COLUMNS, "unchanged", "deleted", "failed", "error")
 
 
 @admin.register(Source)
@@ -63,14 +62,14 @@ class SourceAdmin(admin.ModelAdmin[Source]):
     list_select_related = ["collection"]
     search_fields = ["name", "location"]
     actions = ["sync_now", "pause", "resume"]
-    readonly_fields = ["status", "sync_started_at", "sync_ended_at", "last_error"]
-    readonly_fields += ["failures_in_row", "credentials_stored"]
+    STATE = ("status", "sync_started_at", "sync_ended_at", "last_error", "failures_in_row")
+    readonly_fields = (*STATE, "credentials_stored")
     fieldsets = [
         (None, {"fields": ["name", "kind", "location", "collection", "credentials"]}),
         (None, {"fields": ["credentials_stored", "include_patterns", "exclude_patterns"]}),
         ("Schedule and limits", {"fields": ["every_minutes", "paused", "max_files"]}),
         (None, {"fields": ["max_file_bytes", "max_pages", "max_depth"]}),
-        ("State", {"fields": readonly_fields[:5]}),
+        ("State", {"fields": STATE}),
     ]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Source]:

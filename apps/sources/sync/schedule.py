@@ -7,6 +7,7 @@ job at once only one queues it.
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import partial
 
 from django.db import transaction
 from django.db.models import DurationField, ExpressionWrapper, F, Q, Value
@@ -40,5 +41,5 @@ def sources_due_enqueue() -> int:
             )
             if claimed:
                 queued += 1
-                transaction.on_commit(lambda pk=source_id: source_sync_task.enqueue(pk))
+                transaction.on_commit(partial(source_sync_task.enqueue, source_id))
     return queued
