@@ -104,3 +104,18 @@ def test_sync_now_pause_and_resume(editor: Client) -> None:
     assert "already queued or running" in again.content.decode()
     editor.post(url, {"action": "resume", "_selected_action": [source.pk]})
     assert not Source.objects.get(pk=source.pk).paused
+
+
+def test_only_a_superuser_may_point_a_source_at_the_servers_disk(editor: Client) -> None:
+    form = {
+        "name": "disk",
+        "kind": "folder",
+        "location": "/etc",
+        "collection": Collection.objects.get(name="A").pk,
+        "syncs-TOTAL_FORMS": "0",
+        "syncs-INITIAL_FORMS": "0",
+    }
+    answer = editor.post("/admin/sources/source/add/", form)
+
+    assert answer.status_code == 200 and "Only superusers" in answer.content.decode()
+    assert not Source.objects.filter(name="disk").exists()

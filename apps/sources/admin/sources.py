@@ -13,7 +13,7 @@ from django.utils.translation import ngettext
 
 from apps.corpus.access import collections_writable
 from apps.sources.credentials import credentials_parse
-from apps.sources.models import Source, SourceSync
+from apps.sources.models import Source, SourceKind, SourceSync
 from apps.sources.sync.leases import SyncBusy
 from apps.sources.sync.selectors import sources_manageable
 from apps.sources.sync.services import source_credentials_set, source_sync_request, sources_pause
@@ -29,9 +29,20 @@ class SourceForm(forms.ModelForm[Source]):
         "access_key, secret_key, region). Left empty, the stored credentials are kept.",
     )
 
+    # A folder source reads this server's own disk: only superusers may point one anywhere.
+    folder_allowed = False
+
     class Meta:
         model = Source
         exclude: list[str] = []
+
+    def clean_kind(self) -> str:
+        kind = str(self.cleaned_data.get("kind") or "")
+        if kind == SourceKind.FOLDER and not self.folder_allowed:
+            raise forms.ValidationError(
+                "Only superusers may add or change a folder source: it reads the server's disk."
+            )
+        return kind
 
     def clean_credentials(self) -> dict[str, str] | None:
         text = self.cleaned_data.get("credentials") or ""
@@ -71,6 +82,13 @@ class SourceAdmin(admin.ModelAdmin[Source]):
         (None, {"fields": ["max_file_bytes", "max_pages", "max_depth"]}),
         ("State", {"fields": STATE}),
     ]
+
+    def get_form(
+        self, request: HttpRequest, obj: Source | None = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        form = super().get_form(request, obj, change, **kwargs)
+        form.folder_allowed = bool(getattr(request.user, "is_superuser", False))
+        return form
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Source]:
         return sources_manageable(user=request.user).select_related("collection")  # type: ignore[arg-type]
