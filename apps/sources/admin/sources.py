@@ -86,7 +86,7 @@ class SourceAdmin(admin.ModelAdmin[Source]):
     def get_form(
         self, request: HttpRequest, obj: Source | None = None, change: bool = False, **kwargs: Any
     ) -> Any:
-        form = super().get_form(request, obj, change, **kwargs)
+        form: Any = super().get_form(request, obj, change, **kwargs)
         form.folder_allowed = bool(getattr(request.user, "is_superuser", False))
         return form
 
