@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "apps.analytics",
     "apps.reach",
     "apps.identity",
+    "apps.sources",
     "ragplatform.apps.RagplatformConfig",
 ]
 

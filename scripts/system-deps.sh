@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the platform and its tests need when they are missing (Chromium;
-# Tesseract and poppler for OCR; OpenLDAP's slapd and the headers python-ldap builds against;
-# Node), then the npm package of the OpenID provider the identity tests start, into
+# Installs the Debian packages the platform, its tests and benchmarks need when they are missing
+# (Chromium; Tesseract and poppler for OCR; OpenLDAP's slapd and the headers python-ldap builds
+# against; Node; the Python documentation a benchmark crawls), then the npm package of the OpenID provider the identity tests start, into
 # tests/identity/oidc_provider/node_modules.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,6 +20,8 @@ command -v ldapsearch >/dev/null || missing+=(ldap-utils)
 [ -e /usr/include/sasl/sasl.h ] || missing+=(libsasl2-dev)
 command -v node >/dev/null || missing+=(nodejs)
 command -v npm >/dev/null || missing+=(npm)
+# benchmarks/source_sync.py crawls the Python documentation served locally.
+[ -f /usr/share/doc/python3.11/html/index.html ] || missing+=(python3.11-doc)
 if [ ${#missing[@]} -gt 0 ]; then
     sudo=""
     [ "$(id -u)" -ne 0 ] && sudo="sudo"

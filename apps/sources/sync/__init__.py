@@ -1,0 +1,1 @@
+"""Running a source's sync: claiming it (leases.py), each item (items.py), the run (run.py)."""
