@@ -111,7 +111,7 @@ def test_a_page_of_a_listed_origin_sees_the_answer_stream_in_with_its_sources(
     expect(page.locator(".badge")).to_have_text(re.compile(r"confidence \(\d+%\)"))
     turn = Turn.objects.get()
     assert turn.question == QUESTION
-    assert turn.conversation.user.username == "widget"
+    assert turn.conversation.user_id == User.objects.get(username="widget").pk
 
 
 def test_a_page_of_an_origin_not_listed_is_refused(page: Page, widget: tuple[str, str]) -> None:

@@ -4,6 +4,7 @@ collections, and bad questions refused with a clear message before any turn is s
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from django.conf import LazySettings
@@ -71,7 +72,7 @@ def widget(settings: LazySettings, django_user_model: type[User]) -> User:
     return django_user_model.objects.create_user("widget", password="a-long-test-password")
 
 
-def _post(client: Client, body: object, *, origin: str = HOST, key: str = KEY) -> dict:  # type: ignore[type-arg]
+def _post(client: Client, body: object, *, origin: str = HOST, key: str = KEY) -> dict[str, Any]:
     response = client.post(
         URL,
         data=json.dumps(body),
