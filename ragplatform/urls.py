@@ -21,6 +21,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include("apps.answers.api.urls")),
     path("v1/", include("apps.reach.urls")),  # the OpenAI-compatible door
+    path("widget/", include("apps.reach.widget.urls")),  # the embeddable answer widget
     path("", include("apps.corpus.urls")),
     path("", include("apps.answers.urls")),
 ]

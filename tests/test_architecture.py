@@ -148,7 +148,7 @@ MAX_ROOT_MODULES = {
 }
 # Transports, the admin and the commands sit on top: they call the rooms below them, never each
 # other, and nothing below imports them (the app's urls.py, which wires them, is at the root).
-TOP_ROOMS = frozenset({"web", "api", "admin", "management", "openai_api"})
+TOP_ROOMS = frozenset({"web", "api", "admin", "management", "openai_api", "widget"})
 # Further one-way rules between rooms below the top: room -> the rooms it may not import.
 BELOW = {
     "apps.answers": {

@@ -1,8 +1,9 @@
-"""Other clients' doors: the OpenAI-compatible endpoint and the MCP server (docs/guide/16)."""
+"""Other clients' doors: the OpenAI-compatible endpoint, the MCP server and the embeddable
+widget (docs/guide/16)."""
 
 from __future__ import annotations
 
-from ragplatform.settings_tables.rows import Int
+from ragplatform.settings_tables.rows import Int, List, Secret, Text
 
 ROWS = (
     Int("RAG_REACH_MAX_MESSAGES", 100, "Messages one chat completion may carry.", minimum=1),
@@ -28,4 +29,15 @@ ROWS = (
         "The longest document text the MCP fetch tool returns.",
         minimum=1000,
     ),
+    # The widget: off until a key, an account and at least one origin are set.
+    List(
+        "RAG_WIDGET_ALLOWED_ORIGINS",
+        (),
+        "Origins of the pages that may embed the answer widget.",
+    ),
+    Secret("RAG_WIDGET_KEY", "The widget's publishable key."),
+    Text(
+        "RAG_WIDGET_USER", "", "The account whose access rules and rate limit the widget asks with."
+    ),
+    List("RAG_WIDGET_COLLECTIONS", (), "The collections the widget answers from."),
 )
