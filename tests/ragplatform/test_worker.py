@@ -205,7 +205,9 @@ class _LosesTheDatabase:
             raise OperationalError("server closed the connection unexpectedly")
 
 
-@pytest.mark.django_db
+# Outside a test transaction: inside one, closing the connection keeps it (Django marks the
+# block for rollback instead), and the real `SELECT 1` of database_wait could never succeed.
+@pytest.mark.django_db(transaction=True)
 def test_the_task_loop_outlives_a_lost_database(caplog: pytest.LogCaptureFixture) -> None:
     loop, naps = _LosesTheDatabase(losses=2), list[float]()
 
