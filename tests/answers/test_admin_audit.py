@@ -273,6 +273,10 @@ def test_the_client_column_and_filter_show_which_client_asked(admin_client: Clie
     assert offered == set(TurnClient)  # the vocabulary, not a DISTINCT over the log
     assert '<td class="field-client">MCP over streamable HTTP</td>' in listing
     assert by_mcp.count('class="field-short_question"') == 1 and "Asked by an agent" in by_mcp
+    exported = _csv_rows(
+        admin_client.get(reverse("admin:answers_turn_export"), {"client__exact": "mcp_http"})
+    )
+    assert [(r["question"], r["client"]) for r in exported] == [("Asked by an agent", "mcp_http")]
 
 
 @pytest.mark.django_db
