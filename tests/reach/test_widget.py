@@ -13,6 +13,7 @@ from django.conf import LazySettings
 from django.contrib.auth.models import User
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connections
+from django.http import StreamingHttpResponse
 from django.test import AsyncClient, Client
 
 from apps.answers.models import Turn, TurnClient
@@ -108,12 +109,12 @@ async def test_a_question_asked_through_the_widget_is_a_turn_recorded_as_the_wid
         content_type="application/json",
         headers={"Origin": HOST, "X-Widget-Key": KEY},
     )
-    assert response.status_code == 200
+    assert response.status_code == 200 and isinstance(response, StreamingHttpResponse)
     body = b"".join([chunk async for chunk in response.streaming_content]).decode()
     await turns_launched_wait(timeout_s=10)
     await sync_to_async(connections.close_all)()
 
-    assert "event: reply" in body or '"type": "reply"' in body
+    assert "\nevent: reply\n" in body  # the answer streamed to its end
     turn = await Turn.objects.select_related("conversation").aget()
     assert turn.client == TurnClient.WIDGET and turn.conversation.user_id == widget.pk
 
