@@ -210,11 +210,16 @@ def _odd_persian(question: str) -> str:
 
 
 async def answer(question: str, collection: str, recorder: RecordingComposer) -> str:
+    from apps.answers.models import TurnClient
     from apps.answers.turn.entry import turn_events, turn_open
 
     recorder.recorded = Recorded()
     opened = await turn_open(
-        user_id=None, conversation_id=None, question=question, collection_names=[collection]
+        user_id=None,
+        conversation_id=None,
+        question=question,
+        collection_names=[collection],
+        client=TurnClient.EVALUATION,
     )
     route = ""
     async for envelope in turn_events(turn_id=opened.turn.pk, filters=opened.filters):

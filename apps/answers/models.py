@@ -62,6 +62,23 @@ class TurnStatus(models.TextChoices):
     CANCELLED = "cancelled", "Cancelled"
 
 
+class TurnClient(models.TextChoices):
+    """The door a question came through, set by the transport that opened its turn."""
+
+    CHAT = "chat", "Chat page (WebSocket)"
+    SSE = "sse", "SSE (POST /api/turns/)"
+    API = "api", "REST API (POST /api/answers/)"
+    COMMAND = "command", "manage.py ask"
+    OPENAI = "openai", "OpenAI-compatible (/v1)"
+    MCP_HTTP = "mcp_http", "MCP over streamable HTTP"
+    MCP_STDIO = "mcp_stdio", "MCP over stdio"
+    WIDGET = "widget", "Embeddable widget"
+    EVALUATION = "evaluation", "Evaluation run"
+    # Turns asked before the client was recorded: any door could have asked them, so
+    # claiming one would put a guess in the audit.
+    UNKNOWN = "unknown", "Unknown (before clients were recorded)"
+
+
 class Turn(models.Model):
     """One question and everything that happened answering it; written before any work starts."""
 
@@ -69,6 +86,10 @@ class Turn(models.Model):
     index = models.PositiveIntegerField()
     question = models.TextField()
     answer = models.TextField(blank=True)  # markers stripped; what the user saw
+    client = models.CharField(max_length=12, choices=TurnClient.choices, default=TurnClient.UNKNOWN)
+    # What the client said it is, cut to fit: the MCP initialize's name/version when the
+    # session holds it (stdio), else the request's User-Agent (OpenAI, MCP over HTTP).
+    client_agent = models.CharField(max_length=200, blank=True)
     status = models.CharField(
         max_length=12, choices=TurnStatus.choices, default=TurnStatus.STREAMING
     )
@@ -149,6 +170,10 @@ class Turn(models.Model):
             ),
             models.CheckConstraint(
                 condition=value_known("language", Language), name="answers_turn_language_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(client__in=[client.value for client in TurnClient]),
+                name="answers_turn_client_known",
             ),
         ]
         indexes = [

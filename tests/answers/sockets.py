@@ -20,7 +20,8 @@ def _session_for(user: Any) -> Any:
     store = import_module(settings.SESSION_ENGINE).SessionStore()
     if user is not None and user.is_authenticated:
         store[SESSION_KEY] = str(user.pk)
-        store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+        # A local password sign-in, as a browser's login stores it (only configured backends count).
+        store[BACKEND_SESSION_KEY] = "apps.identity.signin.backend.LocalPasswordBackend"
         store[HASH_SESSION_KEY] = user.get_session_auth_hash()
         store.save()
     return store

@@ -19,7 +19,15 @@ from apps.analytics.models import ConversationCategory
 from apps.answers.admin.audit import answer_pieces, timeline_bars
 from apps.answers.admin.display import BAND_COLOURS
 from apps.answers.composing.confidence import ConfidenceBand
-from apps.answers.models import Citation, CitationKind, Turn, TurnAction, TurnEvent, TurnStatus
+from apps.answers.models import (
+    Citation,
+    CitationKind,
+    Turn,
+    TurnAction,
+    TurnClient,
+    TurnEvent,
+    TurnStatus,
+)
 from apps.corpus.models import Chunk
 from ragplatform.admin_base import EstimatedCountPaginator
 from tests.factories import (
@@ -250,6 +258,38 @@ def test_action_and_band_filters_offer_exactly_their_vocabularies(admin_client: 
     assert offered == set(TurnAction)
     for band in ConfidenceBand:
         assert f"?confidence_band={band}" in listing
+
+
+@pytest.mark.django_db
+def test_the_client_column_and_filter_show_which_client_asked(admin_client: Client) -> None:
+    TurnFactory.create(question="Asked in the chat", client=TurnClient.CHAT)
+    TurnFactory.create(question="Asked by an agent", client=TurnClient.MCP_HTTP)
+    url = reverse("admin:answers_turn_changelist")
+
+    listing = admin_client.get(url).content.decode()
+    by_mcp = admin_client.get(url, {"client__exact": TurnClient.MCP_HTTP}).content.decode()
+
+    offered = {link.split('"')[0] for link in listing.split('href="?client__exact=')[1:]}
+    assert offered == set(TurnClient)  # the vocabulary, not a DISTINCT over the log
+    assert '<td class="field-client">MCP over streamable HTTP</td>' in listing
+    assert by_mcp.count('class="field-short_question"') == 1 and "Asked by an agent" in by_mcp
+    exported = _csv_rows(
+        admin_client.get(reverse("admin:answers_turn_export"), {"client__exact": "mcp_http"})
+    )
+    assert [(r["question"], r["client"]) for r in exported] == [("Asked by an agent", "mcp_http")]
+
+
+@pytest.mark.django_db
+def test_the_audit_page_shows_the_client_and_what_it_said_it_is(admin_client: Client) -> None:
+    asked = TurnFactory.create(client=TurnClient.OPENAI, client_agent="OpenAI/Python 3.57.0")
+    older = TurnFactory.create()  # asked before clients were recorded
+
+    page = admin_client.get(reverse("admin:answers_turn_change", args=[asked.pk]))
+    unknown = admin_client.get(reverse("admin:answers_turn_change", args=[older.pk]))
+
+    row = page.content.decode().split('<tr id="client">')[1].split("</tr>")[0]
+    assert "OpenAI-compatible (/v1) · OpenAI/Python 3.57.0" in row
+    assert "Unknown (before clients were recorded)" in unknown.content.decode()
 
 
 def test_every_band_has_a_colour() -> None:

@@ -12,7 +12,7 @@ from asgiref.sync import sync_to_async
 from django.core.management import CommandError, call_command
 from django.db import connections
 
-from apps.answers.models import Turn
+from apps.answers.models import Turn, TurnClient
 from apps.answers.providers.registry import providers_override
 from tests.answers.fakes import handbook_load, providers_fake
 from tests.conftest import CountingEmbedder
@@ -41,6 +41,7 @@ def test_ask_json_prints_one_event_per_line_ending_finished(fake_providers: None
     assert events[-1]["type"] == "finished"
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     assert Turn.objects.get().status == "finished"
+    assert Turn.objects.get().client == TurnClient.COMMAND
 
 
 def test_ask_refuses_an_unknown_collection(fake_providers: None) -> None:

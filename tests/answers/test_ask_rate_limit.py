@@ -11,7 +11,7 @@ from django.conf import LazySettings
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from apps.answers.models import Turn
+from apps.answers.models import Turn, TurnClient
 from apps.answers.turn.entry import RateLimited, turn_open
 from tests.concurrency import run_at_once
 
@@ -25,7 +25,9 @@ def test_concurrent_asks_never_take_more_than_the_limit(user: User, settings: La
 
     def ask() -> str:
         try:
-            async_to_sync(turn_open)(user_id=user.pk, conversation_id=None, question="Leave?")
+            async_to_sync(turn_open)(
+                user_id=user.pk, conversation_id=None, question="Leave?", client=TurnClient.CHAT
+            )
         except RateLimited:
             return "limited"
         return "opened"

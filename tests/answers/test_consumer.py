@@ -13,7 +13,7 @@ from channels.testing import WebsocketCommunicator
 from django.conf import LazySettings
 from django.contrib.auth.models import AnonymousUser, User
 
-from apps.answers.models import Turn, TurnStatus
+from apps.answers.models import Turn, TurnClient, TurnStatus
 from apps.answers.turn.selectors import turn_events_since
 from apps.answers.web import consumers
 from ragplatform.routing import websocket_urlpatterns
@@ -73,6 +73,7 @@ async def test_ask_streams_a_cited_answer_and_stores_every_event(
     citations = [e["data"] for e in events if e["type"] == "citation"]
     assert len(citations) == 1 and citations[0]["alias"] == "c1"
     assert citations[0]["title"] in {"leave", "Leave", "leave.md"}
+    assert (await Turn.objects.aget(pk=turn_id)).client == TurnClient.CHAT  # the door, audited
     assert events == await stored(turn_id)
     turn = await turn_of(turn_id)
     assert turn.status == TurnStatus.FINISHED and turn.answer == ANSWER_TEXT

@@ -34,7 +34,7 @@ from apps.answers.evaluation.document_scores import (
     records_figures,
 )
 from apps.answers.evaluation.documents import evaluation_documents_load, evaluation_files
-from apps.answers.models import Turn
+from apps.answers.models import Turn, TurnClient
 from apps.answers.providers.registry import providers_override
 from apps.answers.routing.types import Intent
 from apps.corpus.models import Document
@@ -303,6 +303,7 @@ def test_the_command_ingests_the_folder_asks_every_question_and_scores_it(
     turns = Turn.objects.all()
     assert turns.count() == 4 and len({t.conversation_id for t in turns}) == 4
     assert {t.conversation.user_id for t in turns} == {None}
+    assert {t.client for t in turns} == {TurnClient.EVALUATION}  # kept apart from real askers
     assert "all questions" in out.getvalue() and "format txt" in out.getvalue()
 
     # Run again: the unchanged documents are reused, not processed again.

@@ -13,7 +13,7 @@ from django.conf import LazySettings
 from django.contrib.auth.models import User
 from django.test import AsyncClient
 
-from apps.answers.models import Conversation, Turn, TurnStatus
+from apps.answers.models import Conversation, Turn, TurnClient, TurnStatus
 from apps.answers.turn.entry import turn_events
 from apps.answers.turn.outcomes import TurnFailed
 from apps.answers.turn.selectors import turn_events_since
@@ -55,6 +55,7 @@ async def test_post_streams_every_envelope_in_order(
     assert envelopes == [dict(e) for e in await sync_to_async(turn_events_since)(turn_id=turn_id)]
     turn = await Turn.objects.select_related("conversation").aget(pk=turn_id)
     assert str(turn.conversation_id) == response["X-Conversation-Id"]
+    assert turn.client == TurnClient.SSE
 
 
 async def test_a_second_question_continues_the_conversation(

@@ -19,7 +19,7 @@ from apps.answers.composing.types import (
     TextDelta,
 )
 from apps.answers.events import Envelope
-from apps.answers.models import Citation, Conversation, Turn, TurnStatus
+from apps.answers.models import Citation, Conversation, Turn, TurnClient, TurnStatus
 from apps.answers.providers.registry import Providers
 from apps.answers.retrieval.types import RetrievalRequest
 from apps.answers.routing.types import Intent, Strategy
@@ -346,5 +346,9 @@ def test_a_question_names_at_most_the_configured_number_of_collections(
     settings.RAG_MAX_COLLECTIONS_PER_QUESTION = 2
     with pytest.raises(InvalidQuestion, match="At most 2 collections"):
         async_to_sync(turn_open)(
-            user_id=None, conversation_id=None, question="Leave?", collection_names=["a", "b", "c"]
+            user_id=None,
+            conversation_id=None,
+            question="Leave?",
+            collection_names=["a", "b", "c"],
+            client=TurnClient.COMMAND,
         )

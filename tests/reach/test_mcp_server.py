@@ -8,7 +8,8 @@ import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from pathlib import Path
+from typing import Any, TextIO
 
 import httpx
 import pytest
@@ -17,20 +18,21 @@ from django.conf import settings
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.types import CallToolResult
+from mcp.types import CallToolResult, Implementation
 
-from apps.answers.models import Turn, TurnStatus
+from apps.answers.models import Turn, TurnClient, TurnStatus
 from tests.processes import ROOT, Server
 from tests.reach.conftest import World
 
 pytestmark = [pytest.mark.processes, pytest.mark.django_db(transaction=True)]
 TOOLS = {"search", "ask", "fetch", "list_collections"}
 QUESTION = "How many days of annual leave do employees get?"
+AGENT = "desk-agent/2.1"  # what the test's client says it is, on either transport
 
 
 @asynccontextmanager
 async def _over_http(server: Server, token: str) -> AsyncIterator[ClientSession]:
-    headers = {"Authorization": f"Bearer {token}"}
+    headers = {"Authorization": f"Bearer {token}", "User-Agent": AGENT}
     async with (
         httpx.AsyncClient(headers=headers, timeout=60) as http,
         streamable_http_client(f"{server.http}/mcp", http_client=http) as (read, write, _),
@@ -41,11 +43,12 @@ async def _over_http(server: Server, token: str) -> AsyncIterator[ClientSession]
 
 
 @asynccontextmanager
-async def _over_stdio(username: str) -> AsyncIterator[ClientSession]:
+async def _over_stdio(username: str, errlog: TextIO = sys.stderr) -> AsyncIterator[ClientSession]:
     env = {
         **os.environ,
         "STREAM_DATABASE": str(settings.DATABASES["default"]["NAME"]),
         "PYTHONPATH": str(ROOT),
+        "RAG_LOG_LEVEL": "INFO",  # the tools' read log goes to stderr (`errlog`)
     }
     parameters = StdioServerParameters(
         command=sys.executable,
@@ -53,7 +56,12 @@ async def _over_stdio(username: str) -> AsyncIterator[ClientSession]:
         env=env,
         cwd=ROOT,
     )
-    async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
+    name, version = AGENT.split("/")
+    client_info = Implementation(name=name, version=version)
+    async with (
+        stdio_client(parameters, errlog=errlog) as (read, write),
+        ClientSession(read, write, client_info=client_info) as session,
+    ):
         await session.initialize()
         yield session
 
@@ -69,8 +77,8 @@ def _error(result: CallToolResult) -> str:
     return " ".join(getattr(c, "text", "") for c in result.content)
 
 
-async def _every_tool(session: ClientSession, world: World) -> None:
-    """What both transports must do alike."""
+async def _every_tool(session: ClientSession, world: World, client: TurnClient) -> None:
+    """What both transports must do alike; `ask` is a turn recorded with its `client`."""
     listed = await session.list_tools()
     assert {t.name for t in listed.tools} == TOOLS
     search = next(t for t in listed.tools if t.name == "search")
@@ -88,6 +96,7 @@ async def _every_tool(session: ClientSession, world: World) -> None:
     assert answered["confidence"]["band"] in {"green", "yellow", "red"}
     turn = await Turn.objects.aget(pk=answered["turn"])
     assert turn.status == TurnStatus.FINISHED
+    assert (turn.client, turn.client_agent) == (client, AGENT)
 
     chunk = _data(
         await session.call_tool("fetch", {"document": best["document"], "chunk": best["chunk"]})
@@ -118,14 +127,26 @@ async def _refusals(session: ClientSession, world: World) -> None:
 
 async def test_every_tool_over_streamable_http(server: Server, world: World) -> None:
     async with _over_http(server, world.token) as session:
-        await _every_tool(session, world)
+        await _every_tool(session, world, TurnClient.MCP_HTTP)
         await _refusals(session, world)
 
 
-async def test_every_tool_over_stdio(world: World) -> None:
-    async with _over_stdio("ada") as session:
-        await _every_tool(session, world)
-        await _refusals(session, world)
+async def test_every_tool_over_stdio(world: World, tmp_path: Path) -> None:
+    with (tmp_path / "stderr.log").open("w+") as errlog:
+        async with _over_stdio("ada", errlog) as session:
+            await _every_tool(session, world, TurnClient.MCP_STDIO)
+            await _refusals(session, world)
+        errlog.seek(0)
+        logged = errlog.read()
+    # The calls that answer no question are no turns, but each read is logged with its user.
+    user_id = world.user.pk
+    for line in (
+        f"MCP search by user {user_id} via mcp_stdio ({AGENT}): query 'annual leave days'",
+        f"MCP fetch by user {user_id} via mcp_stdio ({AGENT}): document ",
+        f"MCP list_collections by user {user_id} via mcp_stdio ({AGENT}): ['Handbook']",
+    ):
+        assert line in logged
+    assert "refused" in logged  # a fetch of the unreadable document, too
 
 
 async def test_mcp_over_http_needs_a_valid_token(server: Server, world: World) -> None:

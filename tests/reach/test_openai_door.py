@@ -11,7 +11,7 @@ import openai
 import pytest
 from openai import OpenAI
 
-from apps.answers.models import Conversation, Turn, TurnStatus
+from apps.answers.models import Conversation, Turn, TurnClient, TurnStatus
 from tests.processes import Server
 from tests.reach.conftest import ASKS_PER_MINUTE, World
 
@@ -60,6 +60,9 @@ def test_an_answer_carries_numbered_citations_a_sources_list_and_the_sources_as_
     assert completion.usage.prompt_tokens > 0 and completion.usage.completion_tokens > 0
     turn = Turn.objects.get(pk=extra["turn"])
     assert turn.status == TurnStatus.FINISHED and turn.conversation.user == world.user
+    # The door and what the SDK says it is (its own User-Agent), for the audit.
+    assert turn.client == TurnClient.OPENAI
+    assert turn.client_agent == f"OpenAI/Python {openai.__version__}"
 
 
 def test_a_streamed_answer_comes_in_chunks_with_markers_then_sources_and_ends_with_done(
@@ -78,6 +81,7 @@ def test_a_streamed_answer_comes_in_chunks_with_markers_then_sources_and_ends_wi
     assert last.usage is not None and last.usage.total_tokens > 0
     assert last.model_extra["citations"][0]["chunk_index"] is not None
     assert last.model_extra["confidence"]["band"] in {"green", "yellow", "red"}
+    assert Turn.objects.get().client == TurnClient.OPENAI  # streamed or not, the same door
 
 
 def test_the_raw_stream_is_server_sent_events_ending_with_done(

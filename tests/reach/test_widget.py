@@ -4,16 +4,24 @@ collections, and bad questions refused with a clear message before any turn is s
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from asgiref.sync import sync_to_async
 from django.conf import LazySettings
 from django.contrib.auth.models import User
 from django.core.exceptions import ImproperlyConfigured
-from django.test import Client
+from django.db import connections
+from django.http import StreamingHttpResponse
+from django.test import AsyncClient, Client
 
-from apps.answers.models import Turn
+from apps.answers.models import Turn, TurnClient
+from apps.answers.providers.registry import providers_override
+from apps.answers.turn.entry import turns_launched_wait
 from apps.reach.widget.origins import origin_allowed, origin_normal, origins_parse
+from tests.answers.fakes import handbook_load, providers_fake
+from tests.conftest import CountingEmbedder
 
 HOST = "https://intranet.example.org"
 KEY = "pk-widget-test-key-0123456789"
@@ -80,6 +88,35 @@ def _post(client: Client, body: object, *, origin: str = HOST, key: str = KEY) -
         headers={"Origin": origin, "X-Widget-Key": key},
     )
     return {"status": response.status_code, "headers": response.headers, "body": response.json()}
+
+
+@pytest.fixture
+def answering(embedder: CountingEmbedder) -> Iterator[None]:
+    """The handbook ingested and fake providers answering, for a question that is asked."""
+    handbook_load(embedder)
+    with providers_override(providers_fake(embedder)):
+        yield
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("answering")
+async def test_a_question_asked_through_the_widget_is_a_turn_recorded_as_the_widgets(
+    widget: User,
+) -> None:
+    response = await AsyncClient().post(
+        URL,
+        data=json.dumps({"question": "How many days of annual leave?"}),
+        content_type="application/json",
+        headers={"Origin": HOST, "X-Widget-Key": KEY},
+    )
+    assert response.status_code == 200 and isinstance(response, StreamingHttpResponse)
+    body = b"".join([chunk async for chunk in response.streaming_content]).decode()
+    await turns_launched_wait(timeout_s=10)
+    await sync_to_async(connections.close_all)()
+
+    assert "\nevent: reply\n" in body  # the answer streamed to its end
+    turn = await Turn.objects.select_related("conversation").aget()
+    assert turn.client == TurnClient.WIDGET and turn.conversation.user_id == widget.pk
 
 
 @pytest.mark.django_db(transaction=True)

@@ -54,6 +54,8 @@ CSV_COLUMNS: dict[str, str] = {
     "feedback": "feedback__rating",
     "feedback_reason": "feedback__reason",
     "feedback_comment": "feedback__comment",
+    "client": "client",
+    "client_agent": "client_agent",
 }
 _TIMINGS = list(CSV_COLUMNS).index("slowest_stage")
 # A spreadsheet runs a cell starting with these as a formula; questions are user input.

@@ -94,6 +94,7 @@ class TurnAdmin(ReadOnlyAdmin):
         "router_score",
         "confidence_badge",
         "status_label",
+        "client",
         "latency",
         "refusal",
         "category_names",
@@ -107,6 +108,7 @@ class TurnAdmin(ReadOnlyAdmin):
         DayFromFilter,
         DayToFilter,
         "status",
+        "client",  # its choices, so no DISTINCT over the log
         IntentFilter,
         TierFilter,
         ActionFilter,

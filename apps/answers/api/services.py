@@ -12,7 +12,7 @@ from apps.answers.conversations.services import (
     conversation_deleted_mark,
     conversation_title_set,
 )
-from apps.answers.models import Conversation
+from apps.answers.models import Conversation, TurnClient
 from apps.answers.turn.entry import turn_events, turn_open
 
 __all__ = ["ConversationBusy", "answer_ask", "conversation_deleted_mark", "conversation_rename"]
@@ -40,6 +40,7 @@ async def answer_ask(
         conversation_id=conversation_id,
         question=question,  # type: ignore[arg-type]  # validated by turn_open
         collection_names=collection_names,
+        client=TurnClient.API,
     )
     async for _envelope in turn_events(turn_id=opened.turn.pk, filters=opened.filters):
         pass  # every event is stored as it happens; the reply is read back from the store

@@ -20,7 +20,7 @@ from django.utils import timezone
 from apps.answers.conversations.selectors import NotFound
 from apps.answers.evaluation.document_questions import DocumentQuestion
 from apps.answers.evaluation.document_scores import AskedTurn, QuestionRecord, question_score
-from apps.answers.models import Citation, CitationKind, Turn
+from apps.answers.models import Citation, CitationKind, Turn, TurnClient
 from apps.answers.turn.entry import turn_events, turn_open
 from apps.answers.turn.services import InvalidQuestion
 from apps.corpus.ingestion.services import collection_get_or_create, document_process
@@ -174,7 +174,11 @@ async def question_ask(*, question: str, collection: str) -> AskedTurn:
     start = time.perf_counter()
     try:
         opened = await turn_open(
-            user_id=None, conversation_id=None, question=question, collection_names=[collection]
+            user_id=None,
+            conversation_id=None,
+            question=question,
+            collection_names=[collection],
+            client=TurnClient.EVALUATION,
         )
     except (InvalidQuestion, NotFound) as exc:  # e.g. longer than RAG_MAX_QUESTION_CHARS
         return AskedTurn(0, "not asked", "", "", "", "", False, None, "", (), str(exc))

@@ -1,5 +1,6 @@
 """The one entry every transport uses to open, run and follow a turn: the WebSocket consumer,
-the SSE views, the REST API and `manage.py ask`.
+the SSE views, the REST API, `manage.py ask` and the other clients' doors (`apps.reach`); each
+names itself (`client`), so the audit shows which client asked.
 
 Views, consumers and commands gate (authentication, request shape) and forward; everything that
 decides whether a question may be asked, and every write, happens behind this module.
@@ -24,7 +25,7 @@ from django.conf import settings
 
 from apps.answers.conversations.selectors import conversation_get
 from apps.answers.events import TERMINAL_EVENTS, Envelope
-from apps.answers.models import Conversation, Turn
+from apps.answers.models import Conversation, Turn, TurnClient
 from apps.answers.providers.registry import providers_default
 from apps.answers.turn.follow import AskerReadable, turn_follow
 from apps.answers.turn.keeper import lease_keep
@@ -71,9 +72,12 @@ async def turn_open(
     user_id: int | None,
     conversation_id: UUID | None,
     question: str,
+    client: TurnClient,
     collection_names: Sequence[str] = (),
+    client_agent: str = "",
 ) -> OpenedTurn:
-    """Validate, authorise and rate-limit a question, then persist its turn (status streaming).
+    """Validate, authorise and rate-limit a question, then persist its turn (status streaming)
+    with the client that asked (`client_agent`: what it says it is, e.g. its User-Agent).
 
     `user_id` None is the operator at the command line: no rate limit, any conversation, every
     collection. Anyone else retrieves only from the collections they may read, as the turn
@@ -85,6 +89,8 @@ async def turn_open(
         conversation_id=conversation_id,
         question=question,
         collection_names=collection_names,
+        client=client,
+        client_agent=client_agent,
     )
 
 
@@ -94,6 +100,8 @@ def _turn_open(
     conversation_id: UUID | None,
     question: str,
     collection_names: Sequence[str],
+    client: TurnClient,
+    client_agent: str,
 ) -> OpenedTurn:
     cleaned = question_clean(question)
     readable = user_collection_ids_readable(user_id=user_id)
@@ -106,13 +114,21 @@ def _turn_open(
     superseded: tuple[int, ...] = ()
     if conversation is None:
         turn = conversation_with_turn_start(
-            user_id=user_id, question=cleaned, readable_collections=collection_ids
+            user_id=user_id,
+            question=cleaned,
+            readable_collections=collection_ids,
+            client=client,
+            client_agent=client_agent,
         )
     else:
         # A new question supersedes the answer still streaming in the same conversation.
         superseded = tuple(conversation_turns_cancel(conversation_id=conversation.pk))
         turn = turn_start(
-            conversation=conversation, question=cleaned, readable_collections=collection_ids
+            conversation=conversation,
+            question=cleaned,
+            readable_collections=collection_ids,
+            client=client,
+            client_agent=client_agent,
         )
     return OpenedTurn(
         turn=turn,

@@ -16,7 +16,15 @@ from django.db.models.functions import Now
 from django.utils import timezone
 
 from apps.answers.events import Envelope, EventType, failed_data
-from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnEvent, TurnStatus
+from apps.answers.models import (
+    Citation,
+    CitationKind,
+    Conversation,
+    Turn,
+    TurnClient,
+    TurnEvent,
+    TurnStatus,
+)
 from apps.answers.turn.end_steps import TurnEnd, turn_end_steps_run
 from apps.answers.turn.notices import TURN_CHANNEL, notice_of_event
 from apps.answers.turn.outcomes import (
@@ -70,9 +78,12 @@ def turn_start(
     conversation: Conversation,
     question: str,
     readable_collections: Collection[int] | None = None,
+    client: TurnClient = TurnClient.UNKNOWN,
+    client_agent: str = "",
 ) -> Turn:
     """Persist the turn (status streaming) before any work, so nothing is lost if we die.
-    `readable_collections` is what it may read (None: all), kept for the audit."""
+    `readable_collections` is what it may read (None: all) and `client` the door it came
+    through (`client_agent` what that client says it is), kept for the audit."""
     cleaned = question_clean(question)
     with transaction.atomic():
         Conversation.objects.select_for_update().filter(pk=conversation.pk).first()
@@ -82,6 +93,7 @@ def turn_start(
             index=FIRST_TURN_INDEX if last is None else last + 1,
             question=cleaned,
             readable_collections=_sorted_or_all(readable_collections),
+            **_client_fields(client, client_agent),
             **_lease_initial(),
         )
         Conversation.objects.filter(pk=conversation.pk).update(updated_at=timezone.now())
@@ -89,7 +101,12 @@ def turn_start(
 
 
 def conversation_with_turn_start(
-    *, user_id: int | None, question: str, readable_collections: Collection[int] | None
+    *,
+    user_id: int | None,
+    question: str,
+    readable_collections: Collection[int] | None,
+    client: TurnClient = TurnClient.UNKNOWN,
+    client_agent: str = "",
 ) -> Turn:
     """A new conversation and its first turn, together: nothing to lock or count yet, so two
     statements where asking in an existing conversation takes several."""
@@ -101,12 +118,19 @@ def conversation_with_turn_start(
             index=FIRST_TURN_INDEX,
             question=cleaned,
             readable_collections=_sorted_or_all(readable_collections),
+            **_client_fields(client, client_agent),
             **_lease_initial(),
         )
 
 
 def _sorted_or_all(collection_ids: Collection[int] | None) -> list[int] | None:
     return None if collection_ids is None else sorted(collection_ids)
+
+
+def _client_fields(client: TurnClient, agent: str) -> dict[str, Any]:
+    # The agent is whatever the client sent: cut to the column rather than refuse the question.
+    limit = Turn._meta.get_field("client_agent").max_length or 0
+    return {"client": client, "client_agent": agent.replace("\x00", "")[:limit]}
 
 
 def _lease_initial() -> dict[str, Any]:

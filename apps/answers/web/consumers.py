@@ -25,6 +25,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
 from apps.answers.events import TERMINAL_EVENTS, Envelope, EventType, failed_data
+from apps.answers.models import TurnClient
 from apps.answers.turn.entry import (
     AskerReadable,
     conversation_id_parse,
@@ -130,6 +131,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 conversation_id=conversation_id_parse(content.get("conversation")),
                 question=content.get("question"),  # type: ignore[arg-type]  # validated there
                 collection_names=content.get("collections") or (),
+                client=TurnClient.CHAT,
             )
         except REJECTIONS as exc:
             self._post(rejection(rejection_code(exc), str(exc)))

@@ -24,7 +24,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from apps.answers.conversations.selectors import conversations_for_user
 from apps.answers.events import EventType
-from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnEvent
+from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnClient, TurnEvent
 from apps.answers.turn.citation_numbers import citation_numbers
 from apps.answers.turn.entry import (
     conversation_id_parse,
@@ -191,6 +191,7 @@ async def turns_create(request: HttpRequest) -> HttpResponseBase:
             conversation_id=conversation_id_parse(body.get("conversation")),
             question=body.get("question"),  # type: ignore[arg-type]  # validated there
             collection_names=body.get("collections") or (),
+            client=TurnClient.SSE,
         )
     except REJECTIONS as exc:
         return json_error(rejection_code(exc), str(exc))

@@ -14,7 +14,7 @@ from uuid import UUID
 
 from apps.answers.conversations.selectors import conversations_for_user
 from apps.answers.events import Envelope
-from apps.answers.models import Turn
+from apps.answers.models import Turn, TurnClient
 from apps.answers.turn.entry import OpenedTurn, turn_events, turn_follow, turn_launch, turn_open
 from apps.reach.asking.replies import Reply, reply_read
 from ragplatform.db_threads import db_call
@@ -29,9 +29,11 @@ class Question:
 
     user_id: int
     text: object  # validated by turn_open, as every transport's question
+    client: TurnClient  # the door it came through, for the audit
     collection_names: Sequence[str] = ()
     conversation_id: UUID | None = None
     earlier_questions: tuple[str, ...] = ()  # the client's history, oldest first
+    client_agent: str = ""  # what the client says it is (User-Agent, MCP client name)
 
 
 async def question_open(*, question: Question) -> OpenedTurn:
@@ -46,6 +48,8 @@ async def question_open(*, question: Question) -> OpenedTurn:
         conversation_id=conversation_id,
         question=question.text,  # type: ignore[arg-type]  # validated there
         collection_names=question.collection_names,
+        client=question.client,
+        client_agent=question.client_agent,
     )
 
 

@@ -2,7 +2,10 @@
 `list_collections`, over streamable HTTP at /mcp (`http.py`) or stdio (`manage.py mcp_serve`).
 
 Every tool acts as one user: the Bearer token's over HTTP, the command's `--user` over stdio;
-the same access rules, rate limit and turn log as the chat page apply. The SDK validates the
+the same access rules, rate limit and turn log as the chat page apply. `ask` is a turn,
+recorded with its client (MCP over HTTP or stdio, and what the client says it is); `search`,
+`fetch` and `list_collections` answer no question, so they are no turns: each call is logged
+(user, client, tool, what it read) at INFO by this module's logger. The SDK validates the
 arguments against each tool's signature and answers a wrong type as a tool error; a refusal
 of ours (a bad question, an unreadable document) is a tool error with its message.
 """
@@ -10,6 +13,8 @@ of ours (a bad question, an unreadable document) is a tool error with its messag
 from __future__ import annotations
 
 import contextvars
+import logging
+from dataclasses import dataclass
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -17,7 +22,9 @@ from mcp.server.fastmcp import Context, FastMCP
 from mcp.server.fastmcp.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import Field
+from starlette.datastructures import Headers
 
+from apps.answers.models import TurnClient
 from apps.answers.turn.rejections import REJECTIONS
 from apps.reach.asking.passages import (
     NotReadable,
@@ -35,6 +42,8 @@ STDIO_USER: contextvars.ContextVar[int | None] = contextvars.ContextVar(
 )
 SCOPE_USER = "reach.user_id"  # where http.py leaves the token's user in the ASGI scope
 SCOPE_BASE_URL = "reach.base_url"
+
+logger = logging.getLogger(__name__)
 
 INSTRUCTIONS = (
     "Answers from an organisation's own documents, with citations. Use `search` to find "
@@ -63,15 +72,41 @@ def mcp_server_build(*, allowed_hosts: list[str], allowed_origins: list[str]) ->
     return server
 
 
-def _asker(ctx: Context) -> tuple[int, str]:
-    """(user id, base URL for links) of the request the tool serves."""
+@dataclass(frozen=True)
+class Asker:
+    """Who calls a tool, through which door, and where links point."""
+
+    user_id: int
+    client: TurnClient
+    agent: str  # the client's own name/version, or its User-Agent
+    base_url: str
+
+    def logged(self, tool: str, read: str) -> None:
+        logger.info(
+            "MCP %s by user %s via %s (%s): %s", tool, self.user_id, self.client, self.agent, read
+        )
+
+
+def _asker(ctx: Context) -> Asker:
+    """The caller of the request the tool serves."""
     request = ctx.request_context.request
     scope = getattr(request, "scope", None)
     if scope is not None and isinstance(scope.get(SCOPE_USER), int):
-        return scope[SCOPE_USER], str(scope.get(SCOPE_BASE_URL, ""))
+        agent = _client_named(ctx) or Headers(scope=scope).get("user-agent", "")
+        base_url = str(scope.get(SCOPE_BASE_URL, ""))
+        return Asker(scope[SCOPE_USER], TurnClient.MCP_HTTP, agent, base_url)
     if (user_id := STDIO_USER.get()) is not None:
-        return user_id, ""  # no host to link to: links are paths on the platform
+        # No host to link to: links are paths on the platform.
+        return Asker(user_id, TurnClient.MCP_STDIO, _client_named(ctx), "")
     raise ToolError("Not signed in")
+
+
+def _client_named(ctx: Context) -> str:
+    """The name/version the client gave in its initialize request. Only a stdio session keeps
+    it: each stateless HTTP request has a session of its own, so there the User-Agent stands
+    in."""
+    params = ctx.request_context.session.client_params
+    return "" if params is None else f"{params.clientInfo.name}/{params.clientInfo.version}"
 
 
 async def search(
@@ -84,17 +119,20 @@ async def search(
 ) -> dict[str, Any]:
     """Ranked passages from the documents: title, file, page, snippet, score and a link to the
     reading page of each, best first, one per document."""
-    user_id, base_url = _asker(ctx)
+    asker = _asker(ctx)
     try:
-        return await passages_search(
-            user_id=user_id,
+        found = await passages_search(
+            user_id=asker.user_id,
             query=query,
             collection_names=collections or (),
             limit=limit,
-            base_url=base_url,
+            base_url=asker.base_url,
         )
     except REJECTIONS as exc:
         raise ToolError(str(exc)) from exc
+    documents = [result["document"] for result in found["results"]]
+    asker.logged("search", f"query {found['query']!r} in {collections or 'all'}, {documents=}")
+    return found
 
 
 async def ask(
@@ -110,19 +148,21 @@ async def ask(
 ) -> dict[str, Any]:
     """An answer from the documents with numbered citations, its sources and a confidence
     (value 0-1 and band green/yellow/red); the platform refuses honestly when they do not say."""
-    user_id, base_url = _asker(ctx)
+    asker = _asker(ctx)
     try:
         conversation_id = UUID(conversation) if conversation else None
     except ValueError:
         raise ToolError("conversation must be a conversation id") from None
     question_asked = Question(
-        user_id=user_id,
+        user_id=asker.user_id,
         text=question,
+        client=asker.client,
         collection_names=collections or (),
         conversation_id=conversation_id,
+        client_agent=asker.agent,
     )
     try:
-        reply = await question_answer(question=question_asked, base_url=base_url)
+        reply = await question_answer(question=question_asked, base_url=asker.base_url)
     except REJECTIONS as exc:
         raise ToolError(str(exc)) from exc
     return _reply_data(reply)
@@ -148,16 +188,22 @@ async def fetch(
     ] = None,
 ) -> dict[str, Any]:
     """One document's text, or one of its chunks with the chunks before and after it."""
-    user_id, base_url = _asker(ctx)
+    asker = _asker(ctx)
+    target = f"document {document}" + ("" if chunk is None else f" chunk {chunk}")
     try:
-        return await db_call(passage_fetch)(
-            user_id=user_id, document_id=document, chunk_id=chunk, base_url=base_url
+        fetched = await db_call(passage_fetch)(
+            user_id=asker.user_id, document_id=document, chunk_id=chunk, base_url=asker.base_url
         )
     except NotReadable as exc:
+        asker.logged("fetch", f"{target} refused")  # probing for documents shows here
         raise ToolError(str(exc)) from exc
+    asker.logged("fetch", target)
+    return fetched
 
 
 async def list_collections(ctx: Context) -> dict[str, Any]:
     """The collections you may search and ask about, with how many documents each holds."""
-    user_id, _base_url = _asker(ctx)
-    return {"collections": await db_call(collections_listed)(user_id=user_id)}
+    asker = _asker(ctx)
+    listed = await db_call(collections_listed)(user_id=asker.user_id)
+    asker.logged("list_collections", f"{[c['name'] for c in listed]}")
+    return {"collections": listed}

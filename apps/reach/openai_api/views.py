@@ -24,6 +24,7 @@ from rest_framework.views import APIView
 
 from apps.answers.conversations.selectors import NotFound
 from apps.answers.events import Envelope
+from apps.answers.models import TurnClient
 from apps.answers.turn.entry import OpenedTurn, RateLimited
 from apps.answers.turn.rejections import REJECTIONS, rejection_code
 from apps.reach.asking.catalogue import (
@@ -112,9 +113,11 @@ class ChatCompletions(OpenAIView):
         return Question(
             user_id=self.user_id,
             text=asked.question,
+            client=TurnClient.OPENAI,
             collection_names=model_collections(model_id=asked.model, user=self.request.user),
             conversation_id=asked.conversation_id,
             earlier_questions=asked.earlier_questions,
+            client_agent=self.request.headers.get("User-Agent", ""),
         )
 
     def _stream(

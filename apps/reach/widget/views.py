@@ -15,6 +15,7 @@ from django.http.response import HttpResponseBase
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.csrf import csrf_exempt
 
+from apps.answers.models import TurnClient
 from apps.answers.turn.rejections import REJECTIONS, rejection_code
 from apps.answers.turn.services import InvalidQuestion
 from apps.answers.web.views import SSE
@@ -79,7 +80,10 @@ async def _ask(request: HttpRequest, config: WidgetConfig) -> HttpResponseBase:
         collections = collections_chosen(config=config, asked=body.get("collections"))
         user_id = await db_call(widget_user_id)(config=config)
         question = Question(
-            user_id=user_id, text=body.get("question"), collection_names=collections
+            user_id=user_id,
+            text=body.get("question"),
+            client=TurnClient.WIDGET,
+            collection_names=collections,
         )
         opened = await question_open(question=question)
     except WidgetRefused as exc:

@@ -11,7 +11,7 @@ from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
 from apps.answers.composing.confidence import ConfidenceBand
-from apps.answers.models import Citation, Turn, TurnEvent, TurnStatus
+from apps.answers.models import Citation, Turn, TurnClient, TurnEvent, TurnStatus
 from apps.answers.providers.registry import Providers, providers_build_override
 from apps.corpus.models import Chunk, Document
 from tests.answers.fakes import ANSWER_TEXT, handbook_load
@@ -36,6 +36,7 @@ def test_the_answer_comes_back_whole_with_its_sources(
     turn = Turn.objects.get()
     assert body["id"] == turn.pk and body["conversation"] == str(turn.conversation_id)
     assert turn.conversation.user == user and turn.status == TurnStatus.FINISHED
+    assert turn.client == TurnClient.API
     assert body["status"] == "finished" and body["error"] is None
     assert body["answer"] == ANSWER_TEXT and body["action"] == "answer"
     assert body["question"] == "How many days of annual leave?"

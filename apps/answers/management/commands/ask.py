@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.answers.conversations.selectors import NotFound
 from apps.answers.events import EventType
+from apps.answers.models import TurnClient
 from apps.answers.turn.entry import conversation_id_parse, turn_events, turn_open
 from apps.answers.turn.services import InvalidQuestion
 
@@ -32,6 +33,7 @@ class Command(BaseCommand):
                 conversation_id=conversation_id_parse(options["conversation"]),
                 question=options["text"],
                 collection_names=options["collection"],
+                client=TurnClient.COMMAND,
             )
         except (InvalidQuestion, NotFound) as exc:
             raise CommandError(str(exc)) from exc
