@@ -248,7 +248,7 @@ def test_a_category_filter_costs_no_query_more(
 def test_the_category_keeps_the_preset_and_collection_and_every_link_carries_it(
     world: World, admin_client: Client
 ) -> None:
-    params = {"range": "365", "collection": world.a.pk, "category": world.hr.pk}
+    params = {"range": "365", "collection": str(world.a.pk), "category": str(world.hr.pk)}
     response = admin_client.get(reverse("admin:analytics_dashboard"), params)
 
     assert response.status_code == 200
@@ -286,7 +286,7 @@ def test_the_csv_export_carries_the_category(world: World, admin_client: Client)
 def test_an_unknown_category_is_said_beside_it_and_the_board_keeps_the_rest(
     world: World, admin_client: Client
 ) -> None:
-    params = {"range": "90", "collection": world.b.pk, "category": "999999"}
+    params = {"range": "90", "collection": str(world.b.pk), "category": "999999"}
     response = admin_client.get(reverse("admin:analytics_dashboard"), params)
 
     assert response.status_code == 400
