@@ -63,21 +63,25 @@ ANY = 0
 
 
 class DailyTurnCount(models.Model):
-    """Turn counts for one local day, cut by composer, intent, collection and user group.
+    """Turn counts for one local day, cut by composer, intent, collection, user group and category.
 
     Kept by `daily_counts_refresh`; the dashboard reads these instead of scanning the turn log.
     A turn is counted in the `collection=ANY` row and in one row per collection it could read
     (every collection when it could read all of them), and likewise in the `group=ANY` row and
-    one row per group of its asker, so a filter picks rows and never adds across a dimension.
+    one row per group of its asker, and in the `category=ANY` row and one row per category
+    decided at the turn (`TurnCategory`), so a filter picks rows and never adds across a
+    dimension.
     A cut without turns has no row at all: a refresh that finds nothing writes nothing.
     """
 
     day = models.DateField()  # in settings.TIME_ZONE: days must not move with a request's zone
     composer = models.CharField(max_length=120, blank=True)  # as on Turn; "" composed nothing
     intent = models.CharField(max_length=32, blank=True)  # as on Turn; "" not classified
-    # Ids, not relations: the counts outlive a deleted collection or group (ANY: not cut).
+    # Ids, not relations: the counts outlive a deleted collection, group or category (ANY: not
+    # cut).
     collection = models.PositiveIntegerField(default=ANY)
     group = models.PositiveIntegerField(default=ANY)
+    category = models.PositiveIntegerField(default=ANY)
     turns = models.PositiveIntegerField()
     refused = models.PositiveIntegerField()
     rated = models.PositiveIntegerField()  # turns with a confidence value
@@ -94,7 +98,7 @@ class DailyTurnCount(models.Model):
         ordering = ["day", "composer", "intent"]
         constraints = [
             models.UniqueConstraint(
-                fields=["collection", "group", "day", "composer", "intent"],
+                fields=["collection", "group", "category", "day", "composer", "intent"],
                 name="analytics_daily_count_once",
             ),
             models.CheckConstraint(
@@ -128,19 +132,20 @@ class DailyLatencyCount(models.Model):
     """How many of a day's turns took up to each latency bucket's bound (see `latency.py`).
 
     A histogram, so percentiles of any range are read from summed buckets instead of from
-    every turn; cut by collection and group as `DailyTurnCount` is.
+    every turn; cut by collection, group and category as `DailyTurnCount` is.
     """
 
     day = models.DateField()
     collection = models.PositiveIntegerField(default=ANY)
     group = models.PositiveIntegerField(default=ANY)
+    category = models.PositiveIntegerField(default=ANY)
     bucket = models.PositiveSmallIntegerField()  # index into latency.BUCKET_BOUNDS_MS
     turns = models.PositiveIntegerField()
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["collection", "group", "day", "bucket"],
+                fields=["collection", "group", "category", "day", "bucket"],
                 name="analytics_daily_latency_once",
             ),
             models.CheckConstraint(
@@ -153,7 +158,10 @@ class DailyLatencyCount(models.Model):
 
 
 class DailyCategoryCount(models.Model):
-    """Turns per category a day, from the categories decided at each turn (`TurnCategory`)."""
+    """Turns per category a day, from the categories decided at each turn (`TurnCategory`).
+
+    Its `category` is the cut itself: the dashboard filtered to a category reads that
+    category's rows, so this table needs no second category column."""
 
     day = models.DateField()
     category = models.ForeignKey(Category, on_delete=models.CASCADE, related_name="+")
@@ -187,18 +195,20 @@ class DailyCategoryCount(models.Model):
 
 class DailyDocumentCount(models.Model):
     """Turns a day whose answer cited a document (each turn once per document it cited), cut
-    by the collections the turn could read and its asker's groups as `DailyTurnCount` is."""
+    by the collections the turn could read, its asker's groups and the categories decided at
+    it as `DailyTurnCount` is."""
 
     day = models.DateField()
     document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
     collection = models.PositiveIntegerField(default=ANY)
     group = models.PositiveIntegerField(default=ANY)
+    category = models.PositiveIntegerField(default=ANY)
     turns = models.PositiveIntegerField()
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["collection", "group", "day", "document"],
+                fields=["collection", "group", "category", "day", "document"],
                 name="analytics_daily_document_once",
             ),
             models.CheckConstraint(

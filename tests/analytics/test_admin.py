@@ -31,8 +31,9 @@ MaxQueries = Callable[[int], AbstractContextManager[CaptureQueriesContext]]
 
 # Pinned budgets (session + user included); they hold however many rows there are.
 CATEGORY_LIST_QUERIES = 5
-# session, user, board (9), two question lists, evaluation, collection and group choices
-DASHBOARD_QUERIES = 16
+# session, user, board (9), two question lists, evaluation, collection, group and category
+# choices
+DASHBOARD_QUERIES = 17
 
 
 def _queries(client: Client, url: str) -> tuple[int, bytes]:

@@ -7,21 +7,26 @@ import csv
 import datetime as dt
 import io
 import re
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from html import unescape
 
 import pytest
+from django.db.models import QuerySet
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from apps.analytics.counts.latency import BUCKET_BOUNDS_MS, latency_bucket
 from apps.analytics.dashboard.question_lists import period_turns_q, questions_refused
 from apps.analytics.dashboard.selectors import Period, board_get, slots_for
-from apps.analytics.models import ANY
+from apps.analytics.models import ANY, Category
 from apps.answers.models import Citation, CitationKind, Turn
 from tests.analytics.dashboard_world import FIRST, LAST, World, world_build
 
 pytestmark = pytest.mark.django_db
 
+NumQueries = Callable[[int], AbstractContextManager[CaptureQueriesContext]]
 LINK = re.compile(r'<a href="(/admin/answers/turn/\?[^"]+)"[^>]*>(\d+)</a>')
 
 
@@ -137,6 +142,8 @@ def test_csv_export_holds_what_the_page_shows(world: World, admin_client: Client
         {"range": "12"},
         {"collection": "999999"},
         {"group": "abc"},
+        {"category": "999999"},
+        {"category": "abc"},
     ],
 )
 def test_bad_dashboard_input_is_a_400_with_a_message(
@@ -190,3 +197,103 @@ def test_analysts_see_only_documents_of_collections_they_may_read(
     assert "VPN" in everything and "Never cited" in everything
     analyst.groups.add(world.g2)
     assert "VPN" in client.get(url, params).content.decode()
+
+
+# --- The category filter ---------------------------------------------------------------------
+
+
+def _decided(period: Period, category: Category) -> QuerySet[Turn]:
+    """The period's turns (collection and group cut as before) with the category decided."""
+    uncut = Period(period.first, period.last, period.collection, period.group)
+    return Turn.objects.filter(period_turns_q(uncut), category_decisions__category=category)
+
+
+def test_a_category_filter_counts_only_the_turns_of_that_category(world: World) -> None:
+    for category, collection, group in (
+        (world.hr, ANY, ANY),
+        (world.it, world.a.pk, ANY),
+        (world.hr, world.b.pk, ANY),
+        (world.it, ANY, world.g2.pk),
+    ):
+        period = Period(FIRST, LAST, collection, group, category.pk)
+        turns = _decided(period, category)
+        board = board_get(period=period)
+
+        assert board.total.turns == turns.count() > 0
+        assert board.total.refused == turns.filter(refused=True).count()
+        assert board.total.rated == turns.exclude(confidence=None).count()
+        assert board.total.green == turns.filter(confidence_band="green").count()
+        assert board.total.feedback_up == turns.filter(feedback__rating="up").count()
+        assert sum(board.total.latency) == turns.count()  # every world turn has a total time
+        assert [line.key for line in board.categories] == [str(category.pk)]
+        assert board.categories[0].total == turns.count()
+        for line in board.intents:
+            assert line.total == turns.filter(intent=line.key).count()
+        for doc in board.documents_top:
+            cited = Citation.objects.filter(
+                turn__in=turns, document_id=doc.pk, kind=CitationKind.CITED
+            )
+            assert doc.turns == cited.values("turn").distinct().count()
+        refused = questions_refused(period=period)
+        assert sum(q.turns for q in refused) == turns.filter(refused=True).count()
+
+
+def test_a_category_filter_costs_no_query_more(
+    world: World, django_assert_num_queries: NumQueries
+) -> None:
+    with django_assert_num_queries(9):
+        board_get(period=Period(FIRST, LAST, world.a.pk, world.g1.pk, world.it.pk))
+
+
+def test_the_category_keeps_the_preset_and_collection_and_every_link_carries_it(
+    world: World, admin_client: Client
+) -> None:
+    params = {"range": "365", "collection": str(world.a.pk), "category": str(world.hr.pk)}
+    response = admin_client.get(reverse("admin:analytics_dashboard"), params)
+
+    assert response.status_code == 200
+    period = response.context["board"].period
+    assert (period.days, period.collection, period.category) == (365, world.a.pk, world.hr.pk)
+    assert response.context["range_value"] == "365"
+    page = response.content.decode()
+    assert f'<option value="{world.hr.pk}" selected>HR</option>' in page
+    assert f'<option value="{world.a.pk}" selected>Handbook</option>' in page
+    for _, url, _ in response.context["presets"]:
+        assert f"collection={world.a.pk}" in url and f"category={world.hr.pk}" in url
+    assert f"category={world.hr.pk}" in response.context["csv_url"]
+    links = {(unescape(href), int(n)) for href, n in LINK.findall(page)}
+    assert len(links) > 10
+    for href, shown in links:
+        assert f"category={world.hr.pk}" in href and f"collection={world.a.pk}" in href, href
+        listed = admin_client.get(href)
+        assert listed.status_code == 200, href
+        assert listed.context["cl"].result_count == shown, href
+
+
+def test_the_csv_export_carries_the_category(world: World, admin_client: Client) -> None:
+    params = {"range": "custom", "day_from": str(FIRST), "day_to": str(LAST)}
+    url = reverse("admin:analytics_dashboard")
+    page = admin_client.get(url, params | {"category": world.it.pk})
+    response = admin_client.get(url + unescape(page.context["csv_url"]))
+
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    period = {r["measure"]: r["value"] for r in rows if r["section"] == "period"}
+    expected = _decided(Period(FIRST, LAST), world.it)
+    assert int(period["turns"]) == expected.count() < Turn.objects.count()
+    assert {r["item"] for r in rows if r["section"] == "category"} == {"IT"}
+
+
+def test_an_unknown_category_is_said_beside_it_and_the_board_keeps_the_rest(
+    world: World, admin_client: Client
+) -> None:
+    params = {"range": "90", "collection": str(world.b.pk), "category": "999999"}
+    response = admin_client.get(reverse("admin:analytics_dashboard"), params)
+
+    assert response.status_code == 400
+    page = response.content.decode()
+    beside = page.split('<label for="id_category">')[1].split("</span>")[0]
+    assert "Select a valid choice" in beside and 'class="errorlist' in beside
+    assert 'id="summary"' in page
+    period = response.context["board"].period
+    assert (period.days, period.collection, period.category) == (90, world.b.pk, ANY)
+    assert response.context["range_value"] == "90"

@@ -14,8 +14,9 @@ from apps.answers.models import Turn
 from tests.factories import TurnFactory
 
 BEFORE = [("analytics", "0005_daily_turn_counts")]
-# Through the first backfill (per composer) and the re-cut by intent that replaced its rows.
-AFTER = [("analytics", "0010_daily_counts_by_intent_backfill")]
+# Through the first backfill (per composer), the re-cut by intent that replaced its rows, and
+# the category cut, which keeps them as the rows of every category.
+AFTER = [("analytics", "0011_daily_counts_cut_by_category")]
 
 
 def _migrate(targets: list[tuple[str, str]]) -> None:

@@ -81,6 +81,8 @@ def test_refresh_cuts_every_table_by_collection_and_group() -> None:
 
     def turns(model: Any, collection: int, group_id: int) -> int:
         rows = model.objects.filter(day=DAY, collection=collection, group=group_id)
+        if model is not DailyCategoryCount:
+            rows = rows.filter(category=ANY)
         return sum(rows.values_list("turns", flat=True))
 
     assert [turns(DailyTurnCount, c, ANY) for c in (ANY, a.pk, b.pk)] == [2, 2, 1]
@@ -131,3 +133,25 @@ def test_a_finished_post_turn_step_recounts_its_day(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(tasks, "post_turn_run", explode)
     tasks.post_turn_task.call(42)
     assert enqueued == [41]  # nothing new to count when the step failed
+
+
+def test_refresh_cuts_turns_latency_and_documents_by_the_categories_decided() -> None:
+    hr, it = CategoryFactory.create(name="HR"), CategoryFactory.create(name="IT")
+    both = _at_noon(refused=True, timings_ms={"total_ms": 900.0})
+    only_hr = _at_noon(timings_ms={"total_ms": 900.0})
+    _at_noon()  # no category: counted only in the rows of every category
+    for turn, categories in ((both, (hr, it)), (only_hr, (hr,))):
+        for category in categories:
+            TurnCategory.objects.create(turn=turn, category=category, score=0.5, assigned_by="t")
+    CitationFactory.create(turn=only_hr, chunk=ChunkFactory.create())
+
+    daily_counts_refresh(day=DAY)
+
+    def summed(model: Any, category: int, column: str = "turns") -> int:
+        rows = model.objects.filter(day=DAY, collection=ANY, group=ANY, category=category)
+        return sum(rows.values_list(column, flat=True))
+
+    assert [summed(DailyTurnCount, c) for c in (ANY, hr.pk, it.pk)] == [3, 2, 1]
+    assert [summed(DailyTurnCount, c, "refused") for c in (ANY, hr.pk, it.pk)] == [1, 1, 1]
+    assert [summed(DailyLatencyCount, c) for c in (ANY, hr.pk, it.pk)] == [2, 2, 1]
+    assert [summed(DailyDocumentCount, c) for c in (ANY, hr.pk, it.pk)] == [1, 1, 0]

@@ -1,7 +1,7 @@
 """The dashboard as an analyst finds and filters it (issue #30, items 1, 2 and 6): the board is
-first under Analytics on the admin home, a preset survives a collection being picked, a bad
-combination is said beside its field with the board still there, and documents that failed or
-wait are listed apart from those never cited."""
+first under Analytics on the admin home, a preset survives a collection and a category being
+picked, a bad combination is said beside its field with the board still there, and documents
+that failed or wait are listed apart from those never cited."""
 
 from __future__ import annotations
 
@@ -74,6 +74,30 @@ def test_a_preset_keeps_when_a_collection_is_picked(analyst_page: Page) -> None:
     if target := os.environ.get("E2E_DASHBOARD_FILTER_SCREENSHOT"):
         page.set_viewport_size({"width": 1400, "height": 900})
         page.screenshot(path=target, full_page=True)
+
+
+def test_a_preset_a_collection_and_a_category_are_all_kept(analyst_page: Page) -> None:
+    page = analyst_page
+    world = world_build()
+    _first_under_analytics(page)
+
+    page.locator(".presets a[data-days='365']").click()
+    page.get_by_label("collection").select_option(label="Handbook")
+    page.get_by_label("category").select_option(label="HR")
+    page.get_by_role("button", name="Show").click()
+
+    expect(page.locator(".errornote")).to_have_count(0)
+    expect(page.locator("#summary")).to_be_visible()
+    expect(page.locator(".presets a.current")).to_have_attribute("data-days", "365")
+    expect(page.get_by_label("collection")).to_have_value(str(world.a.pk))
+    expect(page.get_by_label("category")).to_have_value(str(world.hr.pk))
+    # The board counts only HR's turns: its categories table lists HR alone.
+    expect(page.locator("#category-feedback tbody tr")).to_have_count(1)
+    expect(page.locator("#category-feedback tbody tr[data-category='HR']")).to_be_visible()
+    # Another preset keeps both filters.
+    page.locator(".presets a[data-days='90']").click()
+    expect(page.get_by_label("collection")).to_have_value(str(world.a.pk))
+    expect(page.get_by_label("category")).to_have_value(str(world.hr.pk))
 
 
 def test_a_bad_range_is_said_beside_its_field_and_the_board_stays(analyst_page: Page) -> None:

@@ -21,7 +21,7 @@ from django.utils.http import urlencode
 from apps.analytics.dashboard.charts import Segment, Series, bars_svg, colour_at, lines_svg
 from apps.analytics.dashboard.question_lists import QuestionCount
 from apps.analytics.dashboard.selectors import PRESET_DAYS, Board, Figures, Line, Period, Slot
-from apps.analytics.models import ANY
+from apps.analytics.models import ANY, Category
 from apps.answers.admin.display import BAND_COLOURS
 from apps.answers.admin.filters import TurnListParam as P
 from apps.answers.composing.confidence import ConfidenceBand
@@ -29,13 +29,14 @@ from apps.answers.turn.cuts import local_day
 from apps.corpus.models import Collection
 
 CUSTOM = "custom"
+CUTS = ("collection", "group", "category")  # the form's fields, named as `Period`'s cuts
 DEFAULT_DAYS = 30
 LINES_SHOWN = 8  # intents or categories charted and tabled; the rest stay in the totals
 ANSWERED, REFUSED = "#60a5fa", "#f87171"
 
 
 class PeriodForm(forms.Form):
-    """The dashboard's query string: a preset or custom days, and the two cuts."""
+    """The dashboard's query string: a preset or custom days, and the three cuts."""
 
     range = forms.ChoiceField(
         choices=[(str(d), f"{d} days") for d in PRESET_DAYS] + [(CUSTOM, "custom")],
@@ -48,6 +49,10 @@ class PeriodForm(forms.Form):
     )
     group = forms.ModelChoiceField(
         Group.objects.order_by("name"), required=False, empty_label="every group"
+    )
+    # Inactive categories too: their past turns are still counted under them.
+    category = forms.ModelChoiceField(
+        Category.objects.order_by("name"), required=False, empty_label="every category"
     )
 
     def clean(self) -> dict[str, Any]:
@@ -75,11 +80,7 @@ class PeriodForm(forms.Form):
         """The period asked for, from whatever was valid: an invalid cut is dropped, and an
         invalid custom range falls back to the preset (or the default)."""
         data = self.cleaned_data if hasattr(self, "cleaned_data") else {}
-        collection, group = data.get("collection"), data.get("group")
-        cuts = {
-            "collection": collection.pk if collection else ANY,
-            "group": group.pk if group else ANY,
-        }
+        cuts = {name: chosen.pk if (chosen := data.get(name)) else ANY for name in CUTS}
         if self._is_custom_valid():
             return Period(data["day_from"], data.get("day_to") or today, **cuts)
         return Period(today - dt.timedelta(days=self.preset_days() - 1), today, **cuts)
@@ -123,6 +124,8 @@ class TurnLinks:
             query[P.COLLECTION] = self.period.collection
         if self.period.group != ANY:
             query[P.GROUP] = self.period.group
+        if self.period.category != ANY:
+            query[P.CATEGORY] = self.period.category
         return f"{self.base}?{urlencode({**query, **(params or {})})}"
 
     def slot(self, slot: Slot, params: Mapping[str, str | int] | None = None) -> str:
@@ -259,8 +262,7 @@ def _in_s(ms: float | None) -> float | None:
 
 def preset_links(period: Period, *, range_value: str) -> list[tuple[int, str, bool]]:
     """(days, link, current) per preset: a link keeps the valid cuts and drops custom days."""
-    kept = {"collection": period.collection, "group": period.group}
-    cuts = {k: v for k, v in kept.items() if v != ANY}
+    cuts = {name: value for name in CUTS if (value := getattr(period, name)) != ANY}
     return [(d, "?" + urlencode({**cuts, "range": d}), range_value == str(d)) for d in PRESET_DAYS]
 
 

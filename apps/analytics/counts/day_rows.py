@@ -3,6 +3,8 @@
 Five bounded queries read the day (its turns, their askers' groups, the collections when a turn
 could read all of them, the categories decided at each turn, the documents each cited); every
 count table's rows are then built in Python, so the refresh costs the same whatever the cuts.
+The category is a cut like the collection and the group, so a dashboard filtered to one reads
+rows too: a turn adds to the `ANY` row and to the row of each category decided at it.
 `services.daily_counts_refresh` writes them.
 """
 
@@ -62,6 +64,7 @@ class TurnFacts:
     feedback: str  # a FeedbackRating value, or "" when the asker gave none
     collections: tuple[int, ...]
     groups: tuple[int, ...]
+    categories: tuple[int, ...] = (ANY,)
 
     def measures(self) -> Counter[str]:
         return Counter(
@@ -80,6 +83,10 @@ class TurnFacts:
     def cuts(self) -> Iterable[tuple[int, int]]:
         return itertools.product(self.collections, self.groups)
 
+    def category_cuts(self) -> Iterable[tuple[int, int, int]]:
+        """(collection, group, category): the cuts of the tables also cut by category."""
+        return itertools.product(self.collections, self.groups, self.categories)
+
 
 @dataclass
 class DayRows:
@@ -91,25 +98,36 @@ class DayRows:
 
 def day_rows(day: dt.date) -> DayRows:
     start, end = local_day_start(day), local_day_start(day + dt.timedelta(days=1))
-    facts = _turn_facts(start, end)
+    decisions = list(
+        TurnCategory.objects.filter(turn__created_at__gte=start, turn__created_at__lt=end)
+        .values_list("turn_id", "category_id")
+        .order_by()
+    )
+    facts = _turn_facts(start, end, _categories_of(decisions))
     by_pk = {f.pk: f for f in facts}
-    categories = TurnCategory.objects.filter(turn__created_at__gte=start, turn__created_at__lt=end)
     cited = Citation.objects.filter(
         turn__created_at__gte=start, turn__created_at__lt=end, kind=CitationKind.CITED
     ).exclude(document=None)
     return DayRows(
         turns=_turn_rows(day, facts),
         latency=_latency_rows(day, facts),
-        categories=_category_rows(
-            day, by_pk, categories.values_list("turn_id", "category_id").order_by()
-        ),
+        categories=_category_rows(day, by_pk, decisions),
         documents=_document_rows(
             day, by_pk, cited.values_list("turn_id", "document_id").order_by().distinct()
         ),
     )
 
 
-def _turn_facts(start: dt.datetime, end: dt.datetime) -> list[TurnFacts]:
+def _categories_of(decisions: Iterable[tuple[int, int]]) -> dict[int, tuple[int, ...]]:
+    found: dict[int, list[int]] = defaultdict(list)
+    for turn_id, category_id in decisions:
+        found[turn_id].append(category_id)
+    return {turn_id: tuple(sorted(ids)) for turn_id, ids in found.items()}
+
+
+def _turn_facts(
+    start: dt.datetime, end: dt.datetime, categories: Mapping[int, tuple[int, ...]]
+) -> list[TurnFacts]:
     rows = list(
         Turn.objects.filter(created_at__gte=start, created_at__lt=end)
         .order_by()
@@ -134,6 +152,7 @@ def _turn_facts(start: dt.datetime, end: dt.datetime) -> list[TurnFacts]:
             feedback=rating or "",
             collections=(ANY, *(every_collection if readable is None else _ids(readable))),
             groups=(ANY, *groups.get(user_id, ())),
+            categories=(ANY, *categories.get(pk, ())),
         )
         for (pk, composer, intent, refused, confidence, band, fallback, readable, rating, user_id,
              total_ms) in rows
@@ -160,29 +179,31 @@ def _ids(readable: object) -> tuple[int, ...]:
 
 
 def _turn_rows(day: dt.date, facts: Iterable[TurnFacts]) -> list[DailyTurnCount]:
-    sums: dict[tuple[str, str, int, int], Counter[str]] = defaultdict(Counter)
+    sums: dict[tuple[str, str, int, int, int], Counter[str]] = defaultdict(Counter)
     for fact in facts:
         measures = fact.measures()
-        for collection, group in fact.cuts():
-            sums[(fact.composer, fact.intent, collection, group)].update(measures)
+        for collection, group, category in fact.category_cuts():
+            sums[(fact.composer, fact.intent, collection, group, category)].update(measures)
     return [
         DailyTurnCount(
             day=day, composer=composer, intent=intent, collection=collection, group=group,
-            **{name: counts[name] for name in TURN_MEASURES},
+            category=category, **{name: counts[name] for name in TURN_MEASURES},
         )
-        for (composer, intent, collection, group), counts in sums.items()
+        for (composer, intent, collection, group, category), counts in sums.items()
     ]  # fmt: skip
 
 
 def _latency_rows(day: dt.date, facts: Iterable[TurnFacts]) -> list[DailyLatencyCount]:
-    counts: Counter[tuple[int, int, int]] = Counter()
+    counts: Counter[tuple[int, int, int, int]] = Counter()
     for fact in facts:
         if fact.total_ms is not None:
             bucket = latency_bucket(fact.total_ms)
-            counts.update((collection, group, bucket) for collection, group in fact.cuts())
+            counts.update((*cut, bucket) for cut in fact.category_cuts())
     return [
-        DailyLatencyCount(day=day, collection=collection, group=group, bucket=bucket, turns=n)
-        for (collection, group, bucket), n in counts.items()
+        DailyLatencyCount(
+            day=day, collection=collection, group=group, category=category, bucket=bucket, turns=n
+        )
+        for (collection, group, category, bucket), n in counts.items()
     ]
 
 
@@ -207,12 +228,13 @@ def _category_rows(
 def _document_rows(
     day: dt.date, facts: Mapping[int, TurnFacts], cited: Iterable[tuple[int, int]]
 ) -> list[DailyDocumentCount]:
-    counts: Counter[tuple[int, int, int]] = Counter()
+    counts: Counter[tuple[int, int, int, int]] = Counter()
     for turn_id, document_id in cited:
-        counts.update((document_id, c, g) for c, g in facts[turn_id].cuts())
+        counts.update((document_id, *cut) for cut in facts[turn_id].category_cuts())
     return [
         DailyDocumentCount(
-            day=day, document_id=document_id, collection=collection, group=group, turns=n
+            day=day, document_id=document_id, collection=collection, group=group,
+            category=category, turns=n,
         )
-        for (document_id, collection, group), n in counts.items()
-    ]
+        for (document_id, collection, group, category), n in counts.items()
+    ]  # fmt: skip

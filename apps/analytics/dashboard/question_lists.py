@@ -42,6 +42,9 @@ def period_turns_q(period: Period) -> Q:
         condition &= readable_collection_q(period.collection)
     if period.group != ANY:
         condition &= asker_group_q(period.group)
+    if period.category != ANY:
+        # As the turn list's category filter selects them: one decision per turn and category.
+        condition &= Q(category_decisions__category_id=period.category)
     return condition
 
 

@@ -33,12 +33,14 @@ DOCUMENTS_SHOWN = 10
 
 @dataclass(frozen=True)
 class Period:
-    """Local days `first` to `last`, both included, cut by a collection and a group (ANY)."""
+    """Local days `first` to `last`, both included, cut by a collection, a group and a category
+    decided at the turn (each ANY when not cut)."""
 
     first: dt.date
     last: dt.date
     collection: int = ANY
     group: int = ANY
+    category: int = ANY
 
     @property
     def days(self) -> int:
@@ -50,6 +52,15 @@ class Period:
         return replace(self, first=last - dt.timedelta(days=self.days - 1), last=last)
 
     def cut(self, rows: QuerySet[Any]) -> QuerySet[Any]:
+        """Rows of a table cut by category as well (turns, latency, documents)."""
+        return self._days_and_audience(rows).filter(category=self.category)
+
+    def cut_categories(self, rows: QuerySet[Any]) -> QuerySet[Any]:
+        """`DailyCategoryCount` rows: their category is the cut, so a filter picks its rows."""
+        rows = self._days_and_audience(rows)
+        return rows if self.category == ANY else rows.filter(category_id=self.category)
+
+    def _days_and_audience(self, rows: QuerySet[Any]) -> QuerySet[Any]:
         return rows.filter(
             day__range=(self.first, self.last), collection=self.collection, group=self.group
         )
@@ -277,7 +288,7 @@ def _lines(
 
 def _categories(period: Period, slot_of: Mapping[dt.date, int], size: int) -> list[Line]:
     rows = (
-        period.cut(DailyCategoryCount.objects.all())
+        period.cut_categories(DailyCategoryCount.objects.all())
         .order_by()
         .values("day", "category_id", "category__name")
         .annotate(
