@@ -96,7 +96,7 @@ def session_cookie(user: Any) -> str:
     """A stored login session for `user`, as the login view leaves it."""
     store = import_module(settings.SESSION_ENGINE).SessionStore()
     store[SESSION_KEY] = str(user.pk)
-    store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    store[BACKEND_SESSION_KEY] = "apps.identity.signin.backend.LocalPasswordBackend"
     store[HASH_SESSION_KEY] = user.get_session_auth_hash()
     store.save()
     return f"{settings.SESSION_COOKIE_NAME}={store.session_key}"

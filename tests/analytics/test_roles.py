@@ -3,6 +3,8 @@ what each role may open in the admin, and an upgrade keeping existing collection
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 from django.contrib.auth.models import Group, User
 from django.db import connection
@@ -13,6 +15,11 @@ from django.urls import reverse
 from apps.corpus.models import Collection
 from tests.answers.access_world import ROLES, role
 from tests.factories import CollectionFactory, TurnFactory
+
+# Identity's own migration adds what auditors read of the identity audit.
+IDENTITY_AUDITOR: list[str] = importlib.import_module(
+    "apps.identity.migrations.0002_auditors_read_identity_events"
+).AUDITOR_PERMISSIONS
 
 
 def _migrate(targets: list[tuple[str, str]]) -> MigrationExecutor:
@@ -36,7 +43,8 @@ def test_upgrade_keeps_existing_collections_public_and_creates_the_roles() -> No
     for name, permissions in ROLES.items():
         group = Group.objects.get(name=name)
         granted = set(group.permissions.values_list("content_type__app_label", "codename"))
-        assert granted == set(permissions)
+        extra = {("identity", codename) for codename in IDENTITY_AUDITOR}
+        assert granted == set(permissions) | (extra if name == "auditors" else set())
     analysts = set(
         Group.objects.get(name="analysts").permissions.values_list("codename", flat=True)
     )
