@@ -7,6 +7,8 @@ STAMP := $(VENV)/.installed
 .PHONY: serve test quick install lint typecheck migrations-check unit e2e bootstrap worker clean-data
 
 $(STAMP): pyproject.toml
+	# The Debian packages the platform needs (OCR; the headers python-ldap is built against).
+	bash scripts/system-deps.sh platform
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[dev]'
