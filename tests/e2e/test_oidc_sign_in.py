@@ -145,6 +145,9 @@ def test_oidc_replayed_nonce_is_refused(page: Page, daphne_url: str, oidc: OpenI
     _sign_in_at_provider(page, daphne_url, "alice")
     expect(page.get_by_role("heading", name="New conversation")).to_be_visible()
     oidc.misbehave("replay_nonce")  # the next ID token carries this sign-in's nonce
+    # Leave the chat page first: signed out under it, its script goes to the login page itself,
+    # which would abort the test's own navigation there.
+    page.goto("about:blank")
     page.context.clear_cookies()
     _sign_in_at_provider(page, daphne_url, "alice")
     assert "not issued for this sign-in" in _refusal(page)
