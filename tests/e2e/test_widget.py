@@ -34,7 +34,7 @@ PIECES = ("Employees take twenty-six days ", "of annual leave a year [c1]. ", "U
 HOST_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Intranet</title></head>
 <body><h1>Intranet home</h1>
-<script src="{platform}/static/reach/widget.js" data-key="{key}"
+<script src="{platform}/widget/widget.js" data-key="{key}"
         data-collections="Handbook" data-title="Ask the handbook"></script>
 </body></html>
 """

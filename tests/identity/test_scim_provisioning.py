@@ -16,7 +16,6 @@ from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 from django.test import Client
-from rest_framework.authtoken.models import Token
 from scim2_client.engines.wsgi import WSGISCIMClient
 from scim2_models import (
     Email,
@@ -32,6 +31,7 @@ from scim2_models import (
 from apps.corpus.access import collection_ids_readable
 from apps.identity.models import IdentityEvent
 from apps.identity.vocabulary import EventKind, Source
+from ragplatform.api_tokens import api_token_issue
 from tests.factories import CollectionFactory
 
 pytestmark = pytest.mark.django_db
@@ -125,7 +125,7 @@ def test_scim_deactivation_ends_sessions_and_api_tokens_at_once(scim: WSGISCIMCl
     dana = DjangoUser.objects.get(username="dana")
     browser = Client()
     browser.force_login(dana)
-    token = Token.objects.create(user=dana)
+    token = api_token_issue(username="dana")  # stored hashed: the key is only in its answer
     assert browser.get("/api/collections/").status_code == 200
     assert (
         Client().get("/api/collections/", HTTP_AUTHORIZATION=f"Token {token.key}").status_code

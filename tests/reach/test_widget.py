@@ -28,6 +28,36 @@ KEY = "pk-widget-test-key-0123456789"
 URL = "/widget/ask"
 
 
+# --- The script, its words in the reader's language ----------------------------------------
+
+
+def _script_config(script: str) -> dict[str, Any]:
+    line = next(line for line in script.splitlines() if "const CONFIG = " in line)
+    return dict(json.loads(line.split("const CONFIG = ", 1)[1].rstrip(";")))
+
+
+@pytest.mark.parametrize(
+    ("language", "title", "band"),
+    [("en", "Ask the documents", "High confidence"), ("fa", "از اسناد بپرسید", "اطمینان زیاد")],
+)
+def test_the_script_carries_its_words_in_the_readers_language_and_the_address_it_asks(
+    client: Client, language: str, title: str, band: str
+) -> None:
+    response = client.get("/widget/widget.js", HTTP_ACCEPT_LANGUAGE=language)
+
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/javascript")
+    assert "Accept-Language" in response["Vary"]
+    config = _script_config(response.content.decode())
+    assert config["ask_path"] == URL
+    assert config["words"]["title"] == title
+    assert config["words"]["bands"]["green"] == band
+
+
+def test_the_script_is_only_read(client: Client) -> None:
+    assert client.post("/widget/widget.js").status_code == 405
+
+
 # --- The origin check, pure ------------------------------------------------------------------
 
 

@@ -12,8 +12,12 @@ import json
 
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
+from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils.cache import patch_vary_headers
+from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET
 
 from apps.answers.models import TurnClient
 from apps.answers.turn.rejections import REJECTIONS, rejection_code
@@ -43,6 +47,37 @@ _REFUSALS: dict[type[WidgetRefused], FailureCode] = {
     WrongKey: FailureCode.UNAUTHENTICATED,
     CollectionNotOffered: FailureCode.FORBIDDEN,
 }
+
+
+@require_GET
+def widget_script(request: HttpRequest) -> HttpResponse:
+    """The widget's script with its words in the asker's language and the address it asks.
+
+    A script tag needs no CORS, and nothing in it is private: any page may load it; only the
+    listed origins may then ask (widget_ask)."""
+    config = {"words": _words(), "ask_path": reverse("reach-widget-ask")}
+    script = render_to_string("reach/widget.js", {"config": json.dumps(config)})
+    response = HttpResponse(script, content_type="text/javascript; charset=utf-8")
+    patch_vary_headers(response, ["Accept-Language"])
+    return response
+
+
+def _words() -> dict[str, object]:
+    return {
+        "title": gettext("Ask the documents"),
+        "question": gettext("Question"),
+        "ask": gettext("Ask"),
+        "sources": gettext("Sources"),
+        "bands": {
+            "green": gettext("High confidence"),
+            "yellow": gettext("Some confidence"),
+            "red": gettext("Low confidence"),
+        },
+        "failed": gettext("The answer failed"),
+        # %(status)s: the HTTP status the platform answered with.
+        "refused": gettext("The platform refused the question (%(status)s)"),
+        "unreachable": gettext("The answer service could not be reached from this page"),
+    }
 
 
 @csrf_exempt

@@ -1,7 +1,10 @@
 /* The embeddable answer widget: one classic script tag on any listed intranet page.
  *
- *   <script src="https://answers.example.org/static/reach/widget.js"
+ *   <script src="https://answers.example.org/widget/widget.js"
  *           data-key="PUBLISHABLE-KEY" data-collections="Handbook" defer></script>
+ *
+ * Served by apps/reach/widget/views.py `widget_script`, which fills CONFIG below: the words in
+ * the asker's language (translated like the chat page's) and the address it asks.
  *
  * It asks POST /widget/ask on the script's own origin (no cookies: the key and the page's
  * origin are the credentials, docs/guide/16-other-clients), reads the answer's typed events as
@@ -11,6 +14,8 @@
  */
 (() => {
   "use strict";
+  const CONFIG = {{ config|safe }};
+  const WORDS = CONFIG.words;
 
   const script = document.currentScript;
   if (!script) return; // loaded as a module or injected late: there is no tag to read
@@ -20,8 +25,8 @@
     .split(",")
     .map((name) => name.trim())
     .filter(Boolean);
-  const title = script.dataset.title || "Ask the documents";
-  const BAND_WORDS = { green: "High confidence", yellow: "Some confidence", red: "Low confidence" };
+  const title = script.dataset.title || WORDS.title;
+  const BAND_WORDS = WORDS.bands;
 
   const STYLE = `
     :host { all: initial; font: 14px/1.45 system-ui, sans-serif; color-scheme: light dark; }
@@ -60,14 +65,14 @@
   const toggle = el("button", { type: "button", textContent: title });
   toggle.setAttribute("aria-expanded", "false");
   const input = el("input", { type: "text", name: "question", id: "question" });
-  const label = el("label", { htmlFor: "question", textContent: "Question" });
-  const ask = el("button", { type: "submit", textContent: "Ask" });
+  const label = el("label", { htmlFor: "question", textContent: WORDS.question });
+  const ask = el("button", { type: "submit", textContent: WORDS.ask });
   const form = el("form", {}, label, input, ask);
   const answer = el("div", { className: "answer" });
   answer.setAttribute("aria-live", "polite");
   const badge = el("span", { className: "badge", hidden: true });
   const sources = el("ol", { className: "sources" });
-  sources.setAttribute("aria-label", "Sources");
+  sources.setAttribute("aria-label", WORDS.sources);
   const error = el("p", { className: "error", hidden: true });
   error.setAttribute("role", "alert");
   const panel = el("section", { className: "panel", hidden: true }, form, answer, badge, sources, error);
@@ -140,7 +145,7 @@
     citation: (data) => data.number && answer.append(marker(data.number, "")),
     clarification: (data) => answer.append(data.question || ""),
     confidence: showConfidence,
-    failed: (data) => fail(data.message || "The answer failed"),
+    failed: (data) => fail(data.message || WORDS.failed),
     reply: showReply,
   };
 
@@ -178,7 +183,7 @@
     answer.setAttribute("aria-busy", "true");
     ask.disabled = true;
     try {
-      const response = await fetch(`${platform}/widget/ask`, {
+      const response = await fetch(`${platform}${CONFIG.ask_path}`, {
         method: "POST",
         mode: "cors",
         credentials: "omit",
@@ -187,12 +192,12 @@
       });
       if (!response.ok) {
         const body = await response.json().catch(() => ({}));
-        fail((body.error && body.error.message) || `The platform refused the question (${response.status})`);
+        fail((body.error && body.error.message) || WORDS.refused.replace("%(status)s", response.status));
       } else {
         await read(response);
       }
     } catch (exc) {
-      fail("The answer service could not be reached from this page");
+      fail(WORDS.unreachable);
     } finally {
       ask.disabled = false;
     }
