@@ -6,7 +6,6 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ragplatform.settings")
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.conf import settings  # noqa: E402
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
@@ -17,6 +16,7 @@ from apps.reach.mcp_server.http import McpHttp  # noqa: E402
 from ragplatform.request_limits import BodyLimitMiddleware  # noqa: E402
 from ragplatform.routing import websocket_urlpatterns  # noqa: E402
 from ragplatform.security import SiteOriginValidator  # noqa: E402
+from ragplatform.session_check import socket_auth_stack  # noqa: E402
 
 # Development serves static files from the app folders (no collectstatic step); production
 # serves the collected STATIC_ROOT through WhiteNoise, in the middleware.
@@ -46,6 +46,6 @@ async def _http_or_mcp(scope: Any, receive: Any, send: Any) -> None:
 application = ProtocolTypeRouter(
     {
         "http": _http_or_mcp,
-        "websocket": SiteOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),
+        "websocket": SiteOriginValidator(socket_auth_stack(URLRouter(websocket_urlpatterns))),
     }
 )

@@ -36,6 +36,9 @@ class FailureCode(StrEnum):
     UNSUPPORTED_FILE_TYPE = "unsupported_file_type"  # an uploaded file's kind
     RATE_LIMITED = "rate_limited"
     LOGIN_LOCKED = "login_locked"
+    # The chat socket could not check the login: the database cannot be reached (restarting,
+    # failing over). Nothing about the login is wrong; the socket is closed 4503 to be retried.
+    UNAVAILABLE = "unavailable"
     # A turn that started and failed (the `failed` event, a turn's `error`).
     CANCELLED = "cancelled"
     MODEL_UNAVAILABLE = "model_unavailable"

@@ -27,6 +27,7 @@ PUBLISHED = {
     "invalid_request", "unauthenticated", "forbidden", "not_found", "method_not_allowed",
     "not_acceptable", "conflict", "request_too_large", "file_too_large",
     "unsupported_media_type", "unsupported_file_type", "rate_limited", "login_locked",
+    "unavailable",
     "cancelled", "model_unavailable", "model_timeout", "model_interrupted", "answer_truncated",
     "empty_answer", "interrupted", "internal_error",
 }  # fmt: skip

@@ -40,12 +40,16 @@ from ragplatform.db_threads import db_call, db_threads_detached
 from ragplatform.errors import FailureCode
 from ragplatform.gates import user_signed_in
 from ragplatform.input_hygiene import InvalidInput, json_parse
-from ragplatform.session_check import session_user_id
+from ragplatform.session_check import DATABASE_UNREACHABLE, DatabaseUnreachable, session_user_id
 
 logger = logging.getLogger(__name__)
 
 CLOSE_UNAUTHENTICATED = 4401
+# The login could not be checked (the database is unreachable): the page retries, it does
+# not go to the login page. 4000 + the HTTP status, like 4401.
+CLOSE_UNAVAILABLE = 4503
 _BROKE = "Something went wrong while answering; please try again."
+_UNREACHABLE = "The service cannot reach its database just now; reconnecting."
 _PING = {"type": "ping"}
 
 
@@ -68,8 +72,11 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         user = self.scope.get("user")
         # Accept first: a close before accept reaches a browser as a bare 403, without our code.
         await self.accept()
+        if self.scope.get(DATABASE_UNREACHABLE):
+            await self._end(code=CLOSE_UNAVAILABLE)
+            return
         if not user_signed_in(user):
-            await self.close(code=CLOSE_UNAUTHENTICATED)
+            await self._end(code=CLOSE_UNAUTHENTICATED)
             return
         self.user_id: int = user.pk
         self.session_key: str | None = getattr(self.scope.get("session"), "session_key", None)
@@ -87,12 +94,14 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         # Nothing of a socket's work belongs to a thread: its database calls (and those of the
         # answers it starts) use the database threads, not the process's one shared thread.
         with db_threads_detached():
-            if await db_call(session_user_id)(session_key=self.session_key) != self.user_id:
+            try:
+                still = await db_call(session_user_id)(session_key=self.session_key)
+            except DatabaseUnreachable:
+                await self._end(code=CLOSE_UNAVAILABLE)
+                return
+            if still != self.user_id:
                 # Logged out (or deactivated) since connecting: the socket's login has ended.
-                await self._unfollow()
-                self.sender.cancel()
-                self.sender = None
-                await self.close(code=CLOSE_UNAUTHENTICATED)
+                await self._end(code=CLOSE_UNAUTHENTICATED)
                 return
             try:
                 content = json_parse(text_data or "", field="message")
@@ -103,6 +112,17 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                 self._post(rejection(FailureCode.INVALID_REQUEST, "Messages must be JSON objects"))
                 return
             await self.receive_json(content)
+
+    async def _end(self, *, code: int) -> None:
+        """Stop following and sending, and close; an unavailable close is preceded by a typed
+        `unavailable` event (the page answers that close by reconnecting)."""
+        await self._unfollow()
+        if self.sender is not None:
+            self.sender.cancel()
+            self.sender = None
+        if code == CLOSE_UNAVAILABLE:
+            await self.send_json(rejection(FailureCode.UNAVAILABLE, _UNREACHABLE))
+        await self.close(code=code)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:
         kind = content.get("type") if isinstance(content, dict) else None

@@ -118,9 +118,14 @@ function onOpen() {
   }
 }
 
+// The server's close codes: 4401, the login has ended (go and sign in again); 4503, the
+// server cannot reach its database to check the login, which is not a logout: like a
+// dropped network it is retried, with the same back-off, and the answer resumed.
+const CLOSE_UNAUTHENTICATED = 4401;
+
 function onClose(event) {
   delete chat.dataset.connected;
-  if (event.code === 4401) {
+  if (event.code === CLOSE_UNAUTHENTICATED) {
     const login = new URL(chat.dataset.loginUrl, location.origin);
     login.searchParams.set("next", location.pathname);
     location.assign(login);
