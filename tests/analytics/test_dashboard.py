@@ -199,6 +199,34 @@ def test_analysts_see_only_documents_of_collections_they_may_read(
     assert "VPN" in client.get(url, params).content.decode()
 
 
+def test_analysts_are_offered_and_may_pick_only_collections_they_may_read(
+    world: World, client: Client, admin_client: Client
+) -> None:
+    from django.contrib.auth.models import User
+
+    from tests.answers.access_world import role
+
+    world.b.public = False  # the IT wiki: private to the managers group
+    world.b.save()
+    world.b.reader_groups.add(world.g2)
+    analyst = User.objects.create_user("analyst", is_staff=True)
+    analyst.groups.add(role("analysts"))
+    client.force_login(analyst)
+    url = reverse("admin:analytics_dashboard")
+
+    page = client.get(url).content.decode()
+
+    assert f'<option value="{world.a.pk}">Handbook</option>' in page
+    assert "IT wiki" not in page  # not its name in the collection dropdown, nor anywhere
+    # Its id in the query string is refused beside the field, as a collection that is not there.
+    picked = client.get(url, {"collection": world.b.pk})
+    assert picked.status_code == 400 and "IT wiki" not in picked.content.decode()
+    assert f'value="{world.b.pk}" selected' not in picked.content.decode()
+    assert "IT wiki" in admin_client.get(url).content.decode()  # a superuser reads it
+    analyst.groups.add(world.g2)  # and so does an analyst in its reader group
+    assert f'<option value="{world.b.pk}">IT wiki</option>' in client.get(url).content.decode()
+
+
 # --- The category filter ---------------------------------------------------------------------
 
 

@@ -89,7 +89,7 @@ class CategoryAdmin(admin.ModelAdmin[Category]):
         # The analysts' permission: the aggregates, not the categories list or any question.
         if not request.user.has_perm(DASHBOARD_PERMISSION):
             raise PermissionDenied
-        form = PeriodForm(request.GET)
+        form = PeriodForm(request.GET, user=request.user)
         context = {**self.admin_site.each_context(request), "opts": self.opts, "form": form}
         # An invalid field is said beside it; the board still shows what the valid ones ask.
         status = 200 if form.is_valid() else 400

@@ -26,6 +26,7 @@ from apps.answers.admin.display import BAND_COLOURS
 from apps.answers.admin.filters import TurnListParam as P
 from apps.answers.composing.confidence import ConfidenceBand
 from apps.answers.turn.cuts import local_day
+from apps.corpus.access import Reader, collections_readable
 from apps.corpus.models import Collection
 
 CUSTOM = "custom"
@@ -45,7 +46,7 @@ class PeriodForm(forms.Form):
     day_from = forms.DateField(required=False, label="from")
     day_to = forms.DateField(required=False, label="to")
     collection = forms.ModelChoiceField(
-        Collection.objects.order_by("name"), required=False, empty_label="every collection"
+        Collection.objects.none(), required=False, empty_label="every collection"
     )
     group = forms.ModelChoiceField(
         Group.objects.order_by("name"), required=False, empty_label="every group"
@@ -54,6 +55,13 @@ class PeriodForm(forms.Form):
     category = forms.ModelChoiceField(
         Category.objects.order_by("name"), required=False, empty_label="every category"
     )
+
+    def __init__(self, data: Any, *, user: Reader) -> None:
+        super().__init__(data)
+        # Only the collections the viewer may read are offered, or accepted: a private
+        # collection's name is what the collection rule hides, and so is its count.
+        readable = collections_readable(user=user).order_by("name")
+        self.fields["collection"].queryset = readable  # type: ignore[attr-defined]
 
     def clean(self) -> dict[str, Any]:
         # Errors are set on the field they are about, so the template shows each beside its
