@@ -74,17 +74,57 @@ class Server:
 
     def kill(self) -> None:
         """kill -9: no cleanup of any kind, as when a machine dies."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait()
+        _kill(self.process)
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        _stop(self.process)
+
+
+def _kill(process: subprocess.Popen[bytes] | None) -> None:
+    if process is not None and process.poll() is None:
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+
+
+def _stop(process: subprocess.Popen[bytes] | None) -> None:
+    if process is not None and process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            _kill(process)
+
+
+@dataclass
+class Worker:
+    """One task worker (`tests.stream_worker`: the stream server's fake providers)."""
+
+    env: dict[str, str]
+    log: Path
+    process: subprocess.Popen[bytes] | None = None
+    root: Path = ROOT
+
+    def start(self) -> Worker:
+        env = {**os.environ, **self.env, "PYTHONPATH": str(self.root)}
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "tests.stream_worker"],
+                cwd=self.root,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        return self
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def kill(self) -> None:
+        """kill -9, mid-task: its document keeps its lease until the lease runs out."""
+        _kill(self.process)
+
+    def stop(self) -> None:
+        _stop(self.process)
 
 
 def servers_env(database: str, **extra: object) -> dict[str, str]:
