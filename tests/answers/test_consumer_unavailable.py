@@ -1,6 +1,7 @@
 """A chat socket while the database cannot be reached: the login cannot be checked, which is
-not a logout. The socket gets a typed `unavailable` event and close code 4503 (the page
-reconnects), never 4401 (the page goes to the login page), at connect and later."""
+not a logout, and a followed answer cannot be read on. The socket gets a typed `unavailable`
+event and close code 4503 (the page reconnects and resumes), never 4401 (the page goes to the
+login page) nor a bare internal error: at connect, at a message, and while following."""
 
 from __future__ import annotations
 
@@ -15,9 +16,11 @@ from django.contrib.auth.models import User
 from django.contrib.sessions.backends.db import SessionStore
 from django.db import OperationalError
 
+from apps.answers.web import consumers
 from ragplatform.routing import websocket_urlpatterns
 from ragplatform.session_check import socket_auth_stack
 from tests.answers.sockets import _session_for, connected
+from tests.factories import ConversationFactory, TurnFactory
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -80,3 +83,23 @@ async def test_once_the_database_is_back_the_same_login_connects(user: User) -> 
     await communicator.send_json_to({"type": "resume", "turn": 10**9, "last_seq": 0})
     assert (await communicator.receive_json_from(timeout=5))["data"]["code"] == "not_found"
     await communicator.disconnect()
+
+
+async def test_a_follow_cut_off_by_the_database_closes_the_socket_as_unavailable(
+    user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conversation = await sync_to_async(ConversationFactory.create)(user=user)
+    turn = await sync_to_async(TurnFactory.create)(conversation=conversation)
+
+    async def cut_off(**kwargs: Any) -> Any:
+        raise OperationalError("consuming input failed: server closed the connection")
+        yield  # an async generator, as turn_follow is
+
+    monkeypatch.setattr(consumers, "turn_follow", cut_off)
+    communicator = await connected(user)
+
+    await communicator.send_json_to({"type": "resume", "turn": turn.pk, "last_seq": 0})
+
+    assert _unavailable(await communicator.receive_json_from(timeout=5))
+    closed = await communicator.receive_output(timeout=5)
+    assert closed == {"type": "websocket.close", "code": 4503}

@@ -40,7 +40,12 @@ from ragplatform.db_threads import db_call, db_threads_detached
 from ragplatform.errors import FailureCode
 from ragplatform.gates import user_signed_in
 from ragplatform.input_hygiene import InvalidInput, json_parse
-from ragplatform.session_check import DATABASE_UNREACHABLE, DatabaseUnreachable, session_user_id
+from ragplatform.session_check import (
+    DATABASE_UNREACHABLE,
+    DATABASE_UNREACHABLE_ERRORS,
+    DatabaseUnreachable,
+    session_user_id,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -234,6 +239,13 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
                     # claimed its seq: it asked, and every follow ends with a terminal event.
                     self.sent_seq.pop(turn_id, None)
                 self._post(envelope)
+        except DATABASE_UNREACHABLE_ERRORS:
+            # The answer's end cannot be read now; it will be, once the database is back: the
+            # socket is closed as unavailable, and the page reconnects and resumes the turn.
+            logger.warning("Following turn %s: the database is unreachable", turn_id)
+            if self.following is not None and self.following[1] is asyncio.current_task():
+                self.following = None  # ending here: nothing for _end to cancel
+            await self._end(code=CLOSE_UNAVAILABLE)
         except Exception:
             logger.exception("Following turn %s broke off", turn_id)
             self._post(rejection(FailureCode.INTERNAL, _BROKE))
