@@ -27,6 +27,7 @@ from ragplatform.gates import user_signed_in
 # (psycopg-pool's PoolTimeout is an OperationalError), a connection closed under us.
 DATABASE_UNREACHABLE_ERRORS = (OperationalError, InterfaceError)
 DATABASE_UNREACHABLE = "database_unreachable"  # the scope key set when the login could not be read
+UNREACHABLE_MESSAGE = "The service cannot reach its database just now; reconnect to resume."
 
 
 class DatabaseUnreachable(Exception):

@@ -242,3 +242,28 @@ async def test_an_idle_sse_stream_sends_ping_comments(
     assert ": ping" in blocks
     events = [b for b in blocks if b != ": ping"]
     assert events[-1].startswith("id: ") and "event: finished" in events[-1]
+
+
+async def test_a_stream_cut_off_by_the_database_ends_with_a_typed_unavailable_event(
+    client: AsyncClient, user: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django.db import OperationalError
+
+    from apps.answers.web import views
+
+    conversation = await Conversation.objects.acreate(user=user)
+    turn = await sync_to_async(turn_start)(conversation=conversation, question="Leave days?")
+
+    async def cut_off(**kwargs: Any) -> Any:
+        raise OperationalError("consuming input failed: server closed the connection")
+        yield  # an async generator, as turn_follow is
+
+    monkeypatch.setattr(views, "turn_follow", cut_off)
+    async with asyncio.timeout(5):  # it ends: not left open and silent
+        response = await client.get(f"/api/turns/{turn.pk}/events", headers=SSE)
+        body = b"".join([c async for c in response.streaming_content]).decode()
+
+    # No `id:` line: an EventSource keeps its Last-Event-ID and resumes from there.
+    assert body.startswith("event: failed\ndata: ") and "\nid:" not in body
+    envelope = json.loads(body.removeprefix("event: failed\ndata: "))
+    assert envelope["seq"] == 0 and envelope["data"]["code"] == "unavailable"

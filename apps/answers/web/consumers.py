@@ -43,6 +43,7 @@ from ragplatform.input_hygiene import InvalidInput, json_parse
 from ragplatform.session_check import (
     DATABASE_UNREACHABLE,
     DATABASE_UNREACHABLE_ERRORS,
+    UNREACHABLE_MESSAGE,
     DatabaseUnreachable,
     session_user_id,
 )
@@ -54,7 +55,6 @@ CLOSE_UNAUTHENTICATED = 4401
 # not go to the login page. 4000 + the HTTP status, like 4401.
 CLOSE_UNAVAILABLE = 4503
 _BROKE = "Something went wrong while answering; please try again."
-_UNREACHABLE = "The service cannot reach its database just now; reconnecting."
 _PING = {"type": "ping"}
 
 
@@ -126,7 +126,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             self.sender.cancel()
             self.sender = None
         if code == CLOSE_UNAVAILABLE:
-            await self.send_json(rejection(FailureCode.UNAVAILABLE, _UNREACHABLE))
+            await self.send_json(rejection(FailureCode.UNAVAILABLE, UNREACHABLE_MESSAGE))
         await self.close(code=code)
 
     async def receive_json(self, content: Any, **kwargs: Any) -> None:

@@ -6,6 +6,7 @@ Views gate (login, Accept header, request shape) and forward; the turn service d
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -23,7 +24,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from apps.answers.conversations.selectors import conversations_for_user
-from apps.answers.events import EventType
+from apps.answers.events import EventType, failed_data
 from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnClient, TurnEvent
 from apps.answers.turn.citation_numbers import citation_numbers
 from apps.answers.turn.entry import (
@@ -44,8 +45,10 @@ from apps.corpus.text.readable import readable_title
 from ragplatform.db_threads import db_call
 from ragplatform.errors import FailureCode, json_error
 from ragplatform.gates import methods_allowed, signed_in_required
+from ragplatform.session_check import DATABASE_UNREACHABLE_ERRORS, UNREACHABLE_MESSAGE
 
 SSE = "text/event-stream"
+logger = logging.getLogger(__name__)
 SSE_PING = ": ping\n\n"
 MAX_SEQ_DIGITS = 18  # below 2**63: the stored sequence numbers are bigint at most
 _MARK = re.compile(r"(</?mark>)", re.IGNORECASE)
@@ -240,9 +243,29 @@ async def _sse(events: AsyncIterator[Any]) -> AsyncIterator[str]:
     # The stream may last minutes and needs no connection of the request's own: give it back
     # now (with DATABASE_CONN_MAX_AGE 0) rather than when the stream ends.
     await db_call(close_old_connections)()
-    async for envelope in with_keepalive(events, every_s=settings.RAG_KEEPALIVE_S):
-        # A comment line while idle: clients ignore it, proxies see a live stream.
-        yield SSE_PING if envelope is None else sse_format(envelope)
+    try:
+        async for envelope in with_keepalive(events, every_s=settings.RAG_KEEPALIVE_S):
+            # A comment line while idle: clients ignore it, proxies see a live stream.
+            yield SSE_PING if envelope is None else sse_format(envelope)
+    except DATABASE_UNREACHABLE_ERRORS:
+        # An exception would leave the response open and silent (daphne logs it and sends
+        # nothing more); the stream ends instead, saying why, for the client to resume.
+        logger.warning("An event stream lost the database; ended for its client to resume")
+        yield sse_unavailable()
+
+
+def sse_unavailable() -> str:
+    """The typed `unavailable` end of a stream: a failed event of no turn (seq 0, as a socket
+    refusal) and without an `id:` line, so an EventSource reconnects with Last-Event-ID still
+    its last stored event and resumes from there."""
+    envelope = {
+        "seq": 0,
+        "turn": None,
+        "type": str(EventType.FAILED),
+        "data": failed_data(FailureCode.UNAVAILABLE, UNREACHABLE_MESSAGE),
+    }
+    data = json.dumps(envelope, separators=(",", ":"))
+    return f"event: {EventType.FAILED}\ndata: {data}\n\n"
 
 
 def sse_format(envelope: dict[str, Any]) -> str:
