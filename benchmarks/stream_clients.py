@@ -4,6 +4,7 @@ its arrival time."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from dataclasses import dataclass, field
@@ -135,3 +136,19 @@ async def _sse_follow(run: ClientRun, server: Server, timeout_s: float) -> None:
         async for envelope in sse_envelopes(response):
             if run.take(envelope):
                 return
+
+
+async def client_resume(run: ClientRun, servers: list[Server], timeout_s: float) -> ClientRun:
+    """Follow `run`'s turn again after its connection ended without a terminal event, as the
+    chat page does after a close (a pause of 0.5 s doubling to 8 s, either server) and an
+    EventSource after a cut stream, until the turn's end or `timeout_s`."""
+    deadline, pause, tries = time.monotonic() + timeout_s, 0.5, 0
+    while run.turn is not None and run.terminal is None and time.monotonic() < deadline:
+        await asyncio.sleep(pause)
+        pause, tries = min(pause * 2, 8.0), tries + 1
+        follow = _ws_follow if run.transport == "ws" else _sse_follow
+        try:
+            await follow(run, servers[tries % len(servers)], deadline - time.monotonic())
+        except Exception as exc:  # still down, or cut again: try again
+            run.error = f"{type(exc).__name__}: {exc}"
+    return run
