@@ -78,7 +78,7 @@ class Cluster:
         return time.monotonic()
 
     def database_ready(self, name: str) -> str:
-        """A migrated database with a superuser and the handbook; its DATABASE_URL."""
+        """A new, migrated database; its DATABASE_URL."""
         with psycopg.connect(self.url(), autocommit=True) as conn:
             conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
         url = self.url(name)
