@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         for server in servers:
             server.start()
         worker = Worker(env=env, log=work / "worker-1.log").start()
-        world = {"url": url, "cookie": cookie, "env": env, "work": work}
+        world: dict[str, Any] = {"url": url, "cookie": cookie, "env": env, "work": work}
         try:
             figures = {"server_kill": asyncio.run(server_kill(args, servers, world))}
             servers[0].start()  # back for the next faults

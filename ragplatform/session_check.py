@@ -63,4 +63,4 @@ class _SessionAuthMiddleware(AuthMiddleware):
 
 def socket_auth_stack(inner: Any) -> BaseMiddleware:
     """channels' AuthMiddlewareStack with the lookup above."""
-    return CookieMiddleware(SessionMiddleware(_SessionAuthMiddleware(inner)))  # type: ignore[no-any-return]
+    return CookieMiddleware(SessionMiddleware(_SessionAuthMiddleware(inner)))

@@ -261,7 +261,7 @@ async def test_a_stream_cut_off_by_the_database_ends_with_a_typed_unavailable_ev
     monkeypatch.setattr(views, "turn_follow", cut_off)
     async with asyncio.timeout(5):  # it ends: not left open and silent
         response = await client.get(f"/api/turns/{turn.pk}/events", headers=SSE)
-        body = b"".join([c async for c in response.streaming_content]).decode()
+        body = b"".join([c async for c in response.streaming_content]).decode()  # type: ignore[attr-defined]
 
     # No `id:` line: an EventSource keeps its Last-Event-ID and resumes from there.
     assert body.startswith("event: failed\ndata: ") and "\nid:" not in body
