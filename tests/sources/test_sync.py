@@ -196,6 +196,8 @@ def test_an_unreachable_source_fails_clearly_and_deletes_nothing(
     source = source_of(place)
     synced(source)
     gone = "/nonexistent/folder" if place.kind == "folder" else "http://127.0.0.1:9/x/"
+    if place.kind == "smb":
+        gone = "smb://127.0.0.1:9/docs/x"
     if place.kind == "web":
         gone += "sitemap.xml"
     Source.objects.filter(pk=source.pk).update(location=gone)
