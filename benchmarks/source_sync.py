@@ -35,6 +35,8 @@ def django_setup(media_root: Path) -> None:
     sys.path.insert(0, str(REPO))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ragplatform.settings")
     os.environ["RAG_MEDIA_ROOT"] = str(media_root)
+    # The crawled site is served on 127.0.0.1, an address a website source refuses by default.
+    os.environ["RAG_SOURCE_WEB_ALLOWED_NETWORKS"] = "127.0.0.1/32"
     import django
 
     django.setup()
