@@ -143,3 +143,17 @@ def test_a_renumbered_folder_is_read_again_without_embedding_again(
     assert (report.status, report.unchanged, report.added, report.deleted) == ("ok", 2, 0, 0)
     assert embedder.passages_embedded == embedded
     assert hits(source, "aardvarks") == 1
+
+
+def test_a_message_over_the_limit_fails_alone(
+    mailbox: MailPlace, source_of: Any, embedder: CountingEmbedder
+) -> None:
+    mailbox.put("small", "Aardvarks dig burrows.")
+    mailbox.put("big", "Beavers build dams. " * 200, attachments={"a.zip": b"PK\x03\x04"})
+    source = source_of(mailbox, max_file_bytes=2_000)
+
+    report = synced(source)
+
+    assert (report.status, report.added, report.failed) == ("ok", 1, 1)
+    assert "over the limit" in SourceItem.objects.get(source=source, document__isnull=True).error
+    assert hits(source, "aardvarks") == 1
