@@ -19,7 +19,7 @@ from apps.sources.sync.run import source_sync
 from tests.conftest import CountingEmbedder
 from tests.sources import samba_dovecot, servers
 from tests.sources.conftest import folder_place, s3_place, smb_place, webdav_place
-from tests.sources.credentials_util import credentials_replace
+from tests.sources.syncing import credentials_replace
 
 pytestmark = pytest.mark.django_db
 

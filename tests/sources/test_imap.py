@@ -11,11 +11,10 @@ from apps.corpus.models import Chunk, Document, DocumentStatus
 from apps.sources.models import Source, SourceItem, SyncStatus
 from apps.sources.sync.run import source_sync
 from tests.conftest import CountingEmbedder
-from tests.sources import servers, test_sync
+from tests.sources import servers
 from tests.sources.conftest import mail_place
-from tests.sources.credentials_util import credentials_replace
 from tests.sources.places import MailPlace
-from tests.sources.test_sync import FetchSpy, hits, synced
+from tests.sources.syncing import FetchSpy, credentials_replace, hits, killed_then_resumed, synced
 
 pytestmark = pytest.mark.django_db
 
@@ -120,9 +119,7 @@ def test_a_missing_folder_or_server_is_a_clear_error(
 def test_a_killed_sync_of_a_mailbox_resumes_without_duplicates(
     mailbox: MailPlace, source_of: Any, embedder: CountingEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    test_sync.test_a_killed_sync_resumes_without_duplicates(
-        mailbox, source_of, embedder, monkeypatch
-    )
+    killed_then_resumed(mailbox, source_of, monkeypatch)
 
 
 def test_a_renumbered_folder_is_read_again_without_embedding_again(
