@@ -154,3 +154,19 @@ def test_a_message_over_the_limit_fails_alone(
     assert (report.status, report.added, report.failed) == ("ok", 1, 1)
     assert "over the limit" in SourceItem.objects.get(source=source, document__isnull=True).error
     assert hits(source, "aardvarks") == 1
+
+
+def test_a_damaged_message_fails_alone(
+    mailbox: MailPlace, source_of: Any, embedder: CountingEmbedder
+) -> None:
+    mailbox.put("good", "Aardvarks dig burrows.")
+    damaged = b"From: a@example.org\r\nSubject: x\r\nContent-Type: text/plain; charset=x-nope\r\n"
+    with mailbox.box() as box:
+        box.append(damaged + b"\r\nhello\r\n", mailbox.folder)
+    source = source_of(mailbox)
+
+    report = synced(source)
+
+    assert (report.status, report.added, report.failed) == ("ok", 1, 1)
+    error = SourceItem.objects.get(source=source, document__isnull=True).error
+    assert "could not be read (LookupError)" in error

@@ -139,7 +139,7 @@ class ImapConnector:
             return
         try:
             text, files = _split(raw)
-        except DocumentError as exc:
+        except ItemError as exc:
             yield Listed(key, self.uidvalidity, url, extra={"error": str(exc)})
             return
         self.last = (uid, text, files)
@@ -163,10 +163,7 @@ class ImapConnector:
                 raise ItemError(
                     f"The message is over the limit of {self.limits.max_file_bytes:,} bytes."
                 )
-            try:
-                self.last = (uid, *_split(raw))
-            except DocumentError as exc:
-                raise ItemError(str(exc)) from exc
+            self.last = (uid, *_split(raw))
         return self.last[1], self.last[2]
 
     def _box(self) -> BaseMailBox:
@@ -190,7 +187,16 @@ def _parsed(raw: bytes) -> EmailMessage:
 
 def _split(raw: bytes) -> tuple[bytes, tuple[Attachment, ...]]:
     """The message as headers and text only, and its attachments (read the way an uploaded
-    .eml's are). Raises DocumentError when it is no message."""
+    .eml's are). Raises ItemError when it cannot be read."""
+    try:
+        return _split_read(raw)
+    except DocumentError as exc:
+        raise ItemError(str(exc)) from exc
+    except Exception as exc:  # a damaged message (a bad charset, a broken part) costs itself
+        raise ItemError(f"The message could not be read ({type(exc).__name__}).") from exc
+
+
+def _split_read(raw: bytes) -> tuple[bytes, tuple[Attachment, ...]]:
     attachments = parse_eml(raw).attachments
     message, text = _parsed(raw), EmailMessage()
     for name in KEPT_HEADERS:
