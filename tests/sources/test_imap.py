@@ -170,3 +170,19 @@ def test_a_damaged_message_fails_alone(
     assert (report.status, report.added, report.failed) == ("ok", 1, 1)
     error = SourceItem.objects.get(source=source, document__isnull=True).error
     assert "could not be read (LookupError)" in error
+
+
+def test_a_tls_error_is_a_clear_error_and_keeps_the_messages(
+    mailbox: MailPlace, source_of: Any, embedder: CountingEmbedder
+) -> None:
+    mailbox.put("offer", "Aardvarks dig burrows at night.")
+    source = source_of(mailbox)
+    synced(source)
+    # imaps:// to a port that speaks plain IMAP: the TLS handshake fails.
+    tls = mailbox.location.replace("imap://", "imaps://")
+    Source.objects.filter(pk=source.pk).update(location=tls)
+
+    report = source_sync(source_id=source.pk, wait=True)
+
+    assert report.status == "failed" and "cannot be reached" in report.error
+    assert "SSL" in report.error and hits(source, "aardvarks") == 1
