@@ -6,6 +6,7 @@ the sources conftest allows; here that is taken back or narrowed."""
 from __future__ import annotations
 
 import ipaddress
+import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,8 +16,9 @@ from urllib.parse import quote
 import pytest
 
 from apps.corpus.models import Document
+from apps.sources.kinds import web_guard
 from apps.sources.kinds.web_guard import address_refused
-from apps.sources.models import Source
+from apps.sources.models import Source, SourceItem
 from apps.sources.sync.run import source_sync
 from tests.conftest import CountingEmbedder
 from tests.processes import free_port
@@ -105,3 +107,36 @@ def test_a_setting_that_is_no_network_is_a_clear_error(
     source = source_of(web_place(website))
     report = source_sync(source_id=source.pk)
     assert report.status == "failed" and "'intranet', which is not a network" in report.error
+
+
+class OneAnswerResolver:
+    """What the guard's lookup answers for `docs.test`: the address it checks. The system's
+    resolver knows no such name, so the page is read only if the connection goes to the
+    address that was checked rather than looking the name up again."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(socket, name)
+
+    def getaddrinfo(self, host: str, *args: Any, **kwargs: Any) -> Any:
+        if host == "docs.test":
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", self.port))]
+        return socket.getaddrinfo(host, *args, **kwargs)
+
+
+def test_the_connection_goes_to_the_address_that_was_checked(
+    website: servers.Running, source_of: Any, embedder: CountingEmbedder, monkeypatch: Any
+) -> None:
+    place = web_place(website)
+    place.put("alpha", "Aardvarks dig burrows at night.")
+    source = source_of(place)
+    named = f"{place.url}/alpha.html".replace("127.0.0.1", "docs.test")
+    Source.objects.filter(pk=source.pk).update(location=named)
+    monkeypatch.setattr(web_guard, "socket", OneAnswerResolver(website.port))
+
+    report = source_sync(source_id=source.pk, wait=True)
+
+    assert (report.status, report.added, report.error) == ("ok", 1, "")
+    assert SourceItem.objects.get(source=source).key.startswith("http://docs.test:")

@@ -19,7 +19,7 @@ from lxml import etree
 from selectolax.lexbor import LexborHTMLParser
 
 from apps.sources.kinds.base import ItemError, Known, Limits, Listed, SourceError
-from apps.sources.kinds.web_guard import networks_allowed, request_guard
+from apps.sources.kinds.web_guard import GuardedTransport, networks_allowed, request_guard
 
 USER_AGENT = "ragplatform-sources"
 HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -37,12 +37,14 @@ class WebConnector:
         self.start = urldefrag(location)[0]
         self.site = _site(self.start)
         self.limits = limits
+        allowed = networks_allowed()
         self.client = httpx.Client(
             timeout=limits.timeout_s,
             follow_redirects=True,
             max_redirects=5,
             headers={"User-Agent": USER_AGENT},
-            event_hooks={"request": [request_guard(allowed=networks_allowed())]},
+            event_hooks={"request": [request_guard(allowed=allowed)]},
+            transport=GuardedTransport(allowed=allowed),
         )
         self.robots = RobotFileParser()
 

@@ -8,9 +8,10 @@ to is not a public one (loopback, private, link-local, shared, reserved, multica
 unless that address is in RAG_SOURCE_WEB_ALLOWED_NETWORKS (an intranet site an operator means
 to crawl, or the tests' own loopback server).
 
-Limit: the connection resolves the name again; a DNS server that answers differently the second
-time (rebinding) is not caught here, so a deployment that must rule that out also filters at its
-egress.
+The connection then goes to the address that was checked (GuardedTransport), never to a second
+lookup's, so a DNS server that answers differently the second time (rebinding) gains nothing.
+Requests that an HTTP proxy from the environment carries are checked the same way, but the proxy
+resolves the name itself.
 """
 
 from __future__ import annotations
@@ -56,20 +57,54 @@ def address_refused(address: Address, *, allowed: Sequence[Network]) -> bool:
     return address_internal(address) and not any(address in network for network in allowed)
 
 
+def address_checked(request: httpx.Request, *, allowed: Sequence[Network]) -> Address:
+    """The address to connect to, once every address the host resolves to passed."""
+    host = request.url.host
+    addresses = _resolved(host, request)
+    for address in addresses:
+        if address_refused(address, allowed=allowed):
+            raise InternalAddress(
+                f"{host} is an internal address ({address}); a website source reads the "
+                "public web only, unless RAG_SOURCE_WEB_ALLOWED_NETWORKS allows it.",
+                request=request,
+            )
+    return addresses[0]
+
+
 def request_guard(*, allowed: Sequence[Network]) -> Callable[[httpx.Request], None]:
-    """An httpx request hook: httpx calls it for every request, each redirect hop too."""
+    """An httpx request hook: httpx calls it for every request, each redirect hop too, also
+    those a proxy from the environment carries (which never reach GuardedTransport)."""
 
     def guard(request: httpx.Request) -> None:
-        host = request.url.host
-        for address in _resolved(host, request):
-            if address_refused(address, allowed=allowed):
-                raise InternalAddress(
-                    f"{host} is an internal address ({address}); a website source reads the "
-                    "public web only, unless RAG_SOURCE_WEB_ALLOWED_NETWORKS allows it.",
-                    request=request,
-                )
+        address_checked(request, allowed=allowed)
 
     return guard
+
+
+class GuardedTransport(httpx.BaseTransport):
+    """Connects to the very address that was checked (the Host header and the TLS server name
+    stay the site's), so a DNS answer that changes between the check and the connection
+    (rebinding) cannot lead the crawl anywhere else."""
+
+    def __init__(self, *, allowed: Sequence[Network]) -> None:
+        self.allowed = tuple(allowed)
+        self.inner = httpx.HTTPTransport()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        address = address_checked(request, allowed=self.allowed)
+        if request.url.host == str(address):
+            return self.inner.handle_request(request)
+        pinned = httpx.Request(
+            request.method,
+            request.url.copy_with(host=str(address)),
+            headers=request.headers,
+            stream=request.stream,
+            extensions={**request.extensions, "sni_hostname": request.url.host},
+        )
+        return self.inner.handle_request(pinned)
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 def _resolved(host: str, request: httpx.Request) -> list[Address]:
