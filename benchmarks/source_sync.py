@@ -52,6 +52,7 @@ class Reads:
 
     @contextmanager
     def counting(self) -> Iterator[None]:
+        from apps.sources.kinds.base import Closing
         from apps.sources.sync import run
 
         real, reads = run.connector_for, self
@@ -68,6 +69,10 @@ class Reads:
                 def fetch(self, item: Any) -> bytes:
                     reads.count += 1
                     return inner.fetch(item)
+
+                def close(self) -> None:  # the SMB or IMAP session the sync would close
+                    if isinstance(inner, Closing):
+                        inner.close()
 
             return Counted()
 

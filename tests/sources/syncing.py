@@ -12,6 +12,7 @@ from django.utils import timezone
 from apps.corpus.models import Document
 from apps.corpus.search.legs import KeywordQuery, SearchFilters, chunks_keyword_search
 from apps.sources.credentials import credentials_encrypt
+from apps.sources.kinds.base import Closing
 from apps.sources.models import Source, SourceSync
 from apps.sources.sync import run as sync_run
 from apps.sources.sync.leases import SyncBusy
@@ -51,6 +52,10 @@ class FetchSpy:
                 def fetch(self, item: Any) -> bytes:
                     spy.reads += item.data is None
                     return connector.fetch(item)
+
+                def close(self) -> None:  # the SMB or IMAP session the sync would close
+                    if isinstance(connector, Closing):
+                        connector.close()
 
             return Spied()
 
