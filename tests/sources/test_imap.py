@@ -152,7 +152,8 @@ def test_a_message_over_the_limit_fails_alone(
     report = synced(source)
 
     assert (report.status, report.added, report.failed) == ("ok", 1, 1)
-    assert "over the limit" in SourceItem.objects.get(source=source, document__isnull=True).error
+    error = SourceItem.objects.get(source=source, document__isnull=True).error
+    assert "bytes; the limit is 2,000 bytes" in error
     assert hits(source, "aardvarks") == 1
 
 
@@ -186,3 +187,18 @@ def test_a_tls_error_is_a_clear_error_and_keeps_the_messages(
 
     assert report.status == "failed" and "cannot be reached" in report.error
     assert "SSL" in report.error and hits(source, "aardvarks") == 1
+
+
+def test_a_new_message_over_the_limit_alone_is_never_downloaded(
+    mailbox: MailPlace, source_of: Any, embedder: CountingEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mailbox.put("small", "Aardvarks dig burrows.")
+    source = source_of(mailbox, max_file_bytes=2_000)
+    synced(source)
+    mailbox.put("big", "Beavers build dams. " * 200)
+    spy = FetchSpy(monkeypatch)
+
+    report = synced(source)
+
+    assert (report.status, report.added, report.failed, report.unchanged) == ("ok", 0, 1, 1)
+    assert spy.reads == 0 and hits(source, "aardvarks") == 1

@@ -4,7 +4,8 @@ each attachment a document of its own.
 The location is `imaps://host[:port]/Folder` (TLS; `imap://` is plain, for a server on this
 machine or a trusted network), INBOX when no folder is named. Messages are keyed by UID and
 their marker is the folder's UIDVALIDITY: a sync asks for the folder's UIDs and fetches only
-the new ones, in batches of RAG_SOURCE_IMAP_BATCH, never marking them read; a UID that is gone
+the new ones, in batches of RAG_SOURCE_IMAP_BATCH (their sizes first: one over the file limit is
+never downloaded), never marking them read; a UID that is gone
 was deleted, and its message and attachments leave the collection. If the server renumbers
 the folder (a new UIDVALIDITY) every message is fetched again and matched by content, so
 nothing is embedded twice. Credentials: `username`, `password`.
@@ -121,15 +122,30 @@ class ImapConnector:
             yield Listed(key, self.uidvalidity, self._url(uid, name), extra=extra)
 
     def _new(self, uids: list[str]) -> Iterator[Listed]:
+        """New messages: their sizes first (headers only), then those within the limit whole,
+        so a message over the limit is never downloaded."""
         if not uids:
             return
+        limit = self.limits.max_file_bytes
         try:
-            fetched = list(self._box().fetch(uid_list=uids, mark_seen=False, bulk=True))
+            heads = self._box().fetch(uid_list=uids, mark_seen=False, headers_only=True, bulk=True)
+            sizes = {head.uid: head.size_rfc822 for head in heads}
+            within = [uid for uid in uids if sizes.get(uid, 0) <= limit]
+            # An empty uid_list would make imap-tools fetch the whole folder: never ask with one.
+            fetched = (
+                self._box().fetch(uid_list=within, mark_seen=False, bulk=True) if within else ()
+            )
+            messages = [message for message in fetched if message.uid is not None]
         except (ImapToolsError, *NETWORK_ERRORS) as exc:
             raise SourceError(f"The IMAP server stopped answering mid-listing: {exc}") from exc
-        for message in fetched:
-            if message.uid is not None:
-                yield from self._listed(message.uid, message.obj.as_bytes())
+        for uid in uids:
+            if sizes.get(uid, 0) > limit:
+                error = f"The message is {sizes[uid]:,} bytes; the limit is {limit:,} bytes."
+                yield Listed(
+                    self._key(uid), self.uidvalidity, self._url(uid), extra={"error": error}
+                )
+        for message in messages:
+            yield from self._listed(str(message.uid), message.obj.as_bytes())
 
     def _listed(self, uid: str, raw: bytes) -> Iterator[Listed]:
         key, url = self._key(uid), self._url(uid)
