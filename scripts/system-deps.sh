@@ -6,7 +6,8 @@
 #                                     first, so `make serve` works on a fresh machine)
 #   scripts/system-deps.sh            all of that, and what the tests and benchmarks start:
 #                                     Chromium, OpenLDAP's slapd, Node and npm, the Python
-#                                     documentation a benchmark crawls; then the npm package of the
+#                                     documentation a benchmark crawls, Samba's smbd and Dovecot
+#                                     (the SMB share and IMAP mailbox the source tests start); then the npm package of the
 #                                     OpenID provider the identity tests start, into
 #                                     tests/identity/oidc_provider/node_modules.
 set -euo pipefail
@@ -30,6 +31,9 @@ if [ "$scope" = all ]; then
     command -v npm >/dev/null || missing+=(npm)
     # benchmarks/source_sync.py crawls the Python documentation served locally.
     [ -f /usr/share/doc/python3.11/html/index.html ] || missing+=(python3.11-doc)
+    # tests/sources start their own smbd and Dovecot (configs in a temp dir, loopback ports).
+    [ -x /usr/sbin/smbd ] || missing+=(samba)
+    [ -x /usr/sbin/dovecot ] || missing+=(dovecot-imapd)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
     sudo=""

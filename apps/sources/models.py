@@ -1,4 +1,5 @@
-"""Sources that fill a collection by themselves: a folder, a bucket, a website, a WebDAV share.
+"""Sources that fill a collection by themselves: a folder, a bucket, a website, a WebDAV or
+SMB share, a mailbox.
 
 A `Source` says where to read and what to keep; each run is a `SourceSync` (the history); each
 thing read there is a `SourceItem`, which remembers the change marker it had and the document
@@ -18,6 +19,8 @@ class SourceKind(models.TextChoices):
     S3 = "s3", "S3-compatible bucket"
     WEB = "web", "Website"
     WEBDAV = "webdav", "WebDAV share"
+    SMB = "smb", "SMB shared folder"
+    IMAP = "imap", "IMAP mailbox"
 
 
 class SyncStatus(models.TextChoices):
@@ -34,7 +37,8 @@ class Source(models.Model):
     location = models.CharField(
         max_length=1000,
         help_text="A folder path, s3://bucket/prefix or http(s)://endpoint/bucket/prefix, a start "
-        "URL or sitemap URL, or a WebDAV folder URL.",
+        "URL or sitemap URL, a WebDAV folder URL, smb://host/share/folder, or "
+        "imaps://host/mailbox (imap:// without TLS).",
     )
     collection = models.ForeignKey(Collection, on_delete=models.CASCADE, related_name="sources")
     # A Fernet token (credentials.py); never shown back, never logged.

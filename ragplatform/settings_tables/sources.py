@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragplatform.settings_tables.rows import Float, Int, Secret
+from ragplatform.settings_tables.rows import Float, Int, List, Secret
 
 ROWS = (
     # Derived from DJANGO_SECRET_KEY when unset; changing it makes stored credentials unreadable.
@@ -20,6 +20,17 @@ ROWS = (
         "How long a source's server may take to answer.",
         low=1.0,
         high=600.0,
+    ),
+    Int(
+        "RAG_SOURCE_IMAP_BATCH",
+        100,
+        "How many new messages one IMAP fetch asks for.",
+        minimum=1,
+    ),
+    List(
+        "RAG_SOURCE_WEB_ALLOWED_NETWORKS",
+        (),
+        "Internal networks a website source may crawl anyway.",
     ),
     Float("RAG_SOURCE_LEASE_S", 120.0, "The lease a running sync holds.", low=3.0, high=86_400.0),
     Float(

@@ -13,10 +13,17 @@ import pytest
 from apps.corpus.models import Collection
 from apps.sources.models import Source, SourceKind
 from apps.sources.sync.services import source_create
-from tests.sources import servers
-from tests.sources.places import BucketPlace, DiskPlace, SitePlace
+from tests.sources import samba_dovecot, servers
+from tests.sources.places import BucketPlace, DiskPlace, MailPlace, SitePlace
 
-KINDS = ("folder", "s3", "webdav", "web")
+KINDS = ("folder", "s3", "webdav", "web", "smb")
+Place = DiskPlace | BucketPlace | SitePlace | MailPlace
+
+
+@pytest.fixture(autouse=True)
+def _loopback_site_allowed(settings: Any) -> None:
+    """The tests' website is on 127.0.0.1, an internal address a crawl refuses by default."""
+    settings.RAG_SOURCE_WEB_ALLOWED_NETWORKS = ["127.0.0.1/32"]
 
 
 @pytest.fixture(scope="session")
@@ -34,6 +41,18 @@ def wsgidav(tmp_path_factory: pytest.TempPathFactory) -> Iterator[servers.Runnin
 @pytest.fixture(scope="session")
 def website(tmp_path_factory: pytest.TempPathFactory) -> Iterator[servers.Running]:
     with servers.started(servers.http_site_start(tmp_path_factory.mktemp("website"))) as s:
+        yield s
+
+
+@pytest.fixture(scope="session")
+def samba(tmp_path_factory: pytest.TempPathFactory) -> Iterator[servers.Running]:
+    with servers.started(samba_dovecot.samba_start(tmp_path_factory.mktemp("samba"))) as s:
+        yield s
+
+
+@pytest.fixture(scope="session")
+def dovecot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[servers.Running]:
+    with servers.started(samba_dovecot.dovecot_start(tmp_path_factory.mktemp("dovecot"))) as s:
         yield s
 
 
@@ -63,6 +82,20 @@ def webdav_place(wsgidav: servers.Running) -> DiskPlace:
     return DiskPlace(SourceKind.WEBDAV, root, f"{wsgidav.url}/dav/{name}/", keys)
 
 
+def smb_place(samba: servers.Running) -> DiskPlace:
+    name = _name()
+    root = samba.root / "share" / name
+    root.mkdir()
+    keys = {"username": samba_dovecot.SMB_USER, "password": samba_dovecot.SMB_PASSWORD}
+    location = f"smb://127.0.0.1:{samba.port}/{samba_dovecot.SMB_SHARE}/{name}"
+    return DiskPlace(SourceKind.SMB, root, location, keys)
+
+
+def mail_place(dovecot: servers.Running) -> MailPlace:
+    keys = {"username": samba_dovecot.IMAP_USER, "password": samba_dovecot.IMAP_PASSWORD}
+    return MailPlace("127.0.0.1", dovecot.port, _name(), keys)
+
+
 def web_place(website: servers.Running) -> SitePlace:
     name = _name()
     root = website.root / "site" / name
@@ -71,7 +104,7 @@ def web_place(website: servers.Running) -> SitePlace:
 
 
 @pytest.fixture(params=KINDS)
-def place(request: pytest.FixtureRequest, tmp_path: Path) -> DiskPlace | BucketPlace | SitePlace:
+def place(request: pytest.FixtureRequest, tmp_path: Path) -> Place:
     kind = request.param
     if kind == "folder":
         return folder_place(tmp_path)
@@ -79,12 +112,14 @@ def place(request: pytest.FixtureRequest, tmp_path: Path) -> DiskPlace | BucketP
         return s3_place(request.getfixturevalue("seaweedfs"))
     if kind == "webdav":
         return webdav_place(request.getfixturevalue("wsgidav"))
+    if kind == "smb":
+        return smb_place(request.getfixturevalue("samba"))
     return web_place(request.getfixturevalue("website"))
 
 
 @pytest.fixture
 def source_of(db: None) -> Any:
-    def make(place: DiskPlace | BucketPlace | SitePlace, **fields: Any) -> Source:
+    def make(place: Place, **fields: Any) -> Source:
         collection = Collection.objects.create(name=_name())
         source = source_create(
             name=_name(),

@@ -1,5 +1,6 @@
 """A place at a real source that a test writes to, moves in and deletes from, seen through
-the source it backs: a folder, an S3 bucket, a WebDAV share's folder, a website's sitemap.
+the source it backs: a folder, an S3 bucket, a WebDAV or SMB share's folder, a website's
+sitemap, a mailbox's folder.
 
 Keys are written without a suffix; each place adds its own (`.md` for files, `.html` pages).
 """
@@ -10,6 +11,7 @@ import os
 import shutil
 import time
 from dataclasses import dataclass, field
+from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
@@ -117,3 +119,47 @@ class SitePlace:
         xmlns = "http://www.sitemaps.org/schemas/sitemap/0.9"
         sitemap = self.root / "sitemap.xml"
         sitemap.write_text(f'<?xml version="1.0"?><urlset xmlns="{xmlns}">{locs}</urlset>')
+
+
+@dataclass
+class MailPlace:
+    """A folder of the session's Dovecot mailbox, filled by APPEND as a mail client would."""
+
+    host: str
+    port: int
+    folder: str
+    credentials: dict[str, str]
+    kind: SourceKind = SourceKind.IMAP
+    uids: dict[str, str] = field(default_factory=dict)  # the test's name of a message -> UID
+
+    @property
+    def location(self) -> str:
+        return f"imap://{self.host}:{self.port}/{self.folder}"
+
+    def box(self) -> Any:
+        from imap_tools import MailBoxUnencrypted
+
+        box = MailBoxUnencrypted(self.host, port=self.port)
+        user, password = self.credentials["username"], self.credentials["password"]
+        return box.login(user, password, initial_folder=None)
+
+    def put(self, key: str, text: str, *, attachments: dict[str, bytes] | None = None) -> None:
+        """A new message (a changed message is a new one: IMAP messages never change)."""
+        message = EmailMessage()
+        message["Subject"], message["From"] = f"About {key}", "Bob Stone <bob@example.org>"
+        message["Date"], message["Message-ID"] = "Tue, 01 Dec 2026 10:00:00 +0000", f"<{key}@t>"
+        message.set_content(text)
+        for name, data in (attachments or {}).items():
+            message.add_attachment(
+                data, maintype="application", subtype="octet-stream", filename=name
+            )
+        with self.box() as box:
+            if not box.folder.exists(self.folder):
+                box.folder.create(self.folder)
+            _status, answer = box.append(message.as_bytes(), self.folder)
+            self.uids[key] = answer[0].decode().split("]")[0].split()[-1]
+
+    def remove(self, key: str) -> None:
+        with self.box() as box:
+            box.folder.set(self.folder)
+            box.delete(self.uids.pop(key))

@@ -51,9 +51,15 @@ def binary(name: str, package: str) -> str:
     return found
 
 
-def _start(command: Sequence[str], *, port: int, root: Path, timeout_s: float = 60) -> Running:
+def _start(
+    command: Sequence[str], *, port: int, root: Path, timeout_s: float = 60, own_group: bool = False
+) -> Running:
+    """`own_group`: a server that signals its whole process group when it stops (smbd) gets
+    a session of its own, so the signal never reaches the tests."""
     log = (root / "server.log").open("ab")
-    process = subprocess.Popen(command, cwd=root, stdout=log, stderr=subprocess.STDOUT)
+    process = subprocess.Popen(
+        command, cwd=root, stdout=log, stderr=subprocess.STDOUT, start_new_session=own_group
+    )
     running = Running(process, port, root)
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:

@@ -11,38 +11,36 @@ import pytest
 
 from apps.corpus.ingestion.services import document_submit
 from apps.corpus.models import Document
-from apps.sources.credentials import credentials_encrypt
 from apps.sources.kinds.base import ItemError, Limits, Listed
 from apps.sources.kinds.s3 import S3Connector
 from apps.sources.models import Source, SourceItem, SyncStatus
 from apps.sources.sync import run as sync_run
 from apps.sources.sync.run import source_sync
 from tests.conftest import CountingEmbedder
-from tests.sources import servers
-from tests.sources.conftest import folder_place, s3_place, webdav_place
+from tests.sources import samba_dovecot, servers
+from tests.sources.conftest import folder_place, s3_place, smb_place, webdav_place
+from tests.sources.syncing import credentials_replace
 
 pytestmark = pytest.mark.django_db
 
 
-def _wrong_credentials(source: Source, **values: str) -> None:
-    token = credentials_encrypt(values=values)
-    Source.objects.filter(pk=source.pk).update(credentials_encrypted=token)
-
-
-@pytest.mark.parametrize("kind", ["s3", "webdav"])
+@pytest.mark.parametrize("kind", ["s3", "webdav", "smb"])
 def test_wrong_credentials_fail_the_sync_and_keep_the_documents(
     kind: str, request: pytest.FixtureRequest, source_of: Any, embedder: CountingEmbedder
 ) -> None:
     if kind == "s3":
         place: Any = s3_place(request.getfixturevalue("seaweedfs"))
         wrong = {"access_key": servers.S3_ACCESS_KEY, "secret_key": "not-the-secret"}
-    else:
+    elif kind == "webdav":
         place = webdav_place(request.getfixturevalue("wsgidav"))
         wrong = {"username": servers.DAV_USER, "password": "not-the-password"}
+    else:
+        place = smb_place(request.getfixturevalue("samba"))
+        wrong = {"username": samba_dovecot.SMB_USER, "password": "not-the-password"}
     place.put("alpha", "Aardvarks dig burrows at night.")
     source = source_of(place)
     source_sync(source_id=source.pk, wait=True)
-    _wrong_credentials(source, **wrong)
+    credentials_replace(source, **wrong)
 
     report = source_sync(source_id=source.pk, wait=True)
 

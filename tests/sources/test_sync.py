@@ -4,60 +4,16 @@ file over the limit and an unreachable server (a clear error, nothing stored los
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.utils import timezone
 
 from apps.corpus.models import Chunk, Document, DocumentStatus
-from apps.corpus.search.legs import KeywordQuery, SearchFilters, chunks_keyword_search
-from apps.sources.models import Source, SourceItem, SourceSync, SyncStatus
-from apps.sources.sync import run as sync_run
-from apps.sources.sync.leases import SyncBusy
-from apps.sources.sync.run import SyncReport, source_sync
+from apps.sources.models import Source, SourceItem, SyncStatus
 from tests.conftest import CountingEmbedder
+from tests.sources.syncing import FetchSpy, hits, killed_then_resumed, synced
 
 pytestmark = pytest.mark.django_db
-
-
-def hits(source: Source, word: str) -> int:
-    found = chunks_keyword_search(
-        query=KeywordQuery.from_text(word),
-        filters=SearchFilters(collection_ids=(source.collection_id,)),
-        limit=10,
-    )
-    return len(found)
-
-
-def synced(source: Source) -> SyncReport:
-    return source_sync(source_id=source.pk, wait=True)
-
-
-class FetchSpy:
-    """Counts content read from the source: fetches, and pages a crawl had to read."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.reads = 0
-        real = sync_run.connector_for
-
-        def wrapped(*, source: Source) -> Any:
-            connector = real(source=source)
-            spy = self
-
-            class Spied:
-                def items(self, *, known: Any) -> Any:
-                    for item in connector.items(known=known):
-                        spy.reads += item.data is not None
-                        yield item
-
-                def fetch(self, item: Any) -> bytes:
-                    spy.reads += item.data is None
-                    return connector.fetch(item)
-
-            return Spied()
-
-        monkeypatch.setattr(sync_run, "connector_for", wrapped)
 
 
 def test_first_sync_adds_and_an_unchanged_sync_reads_nothing(
@@ -143,33 +99,7 @@ def test_a_rename_keeps_the_document_and_its_vectors(
 def test_a_killed_sync_resumes_without_duplicates(
     place: Any, source_of: Any, embedder: CountingEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for n in range(4):
-        place.put(f"page{n}", f"Entry number {n} tells of item{n}.")
-    source = source_of(place)
-    real, calls = sync_run.item_sync, [0]
-
-    def dies_on_the_third(**kwargs: Any) -> Any:
-        calls[0] += 1
-        if calls[0] == 3:
-            raise SystemExit("killed")  # what a killed process leaves: nothing after this
-        return real(**kwargs)
-
-    monkeypatch.setattr(sync_run, "item_sync", dies_on_the_third)
-    with pytest.raises(SystemExit):
-        synced(source)
-    monkeypatch.setattr(sync_run, "item_sync", real)
-    with pytest.raises(SyncBusy):
-        synced(source)  # its lease is still live: a second sync is refused
-    Source.objects.filter(pk=source.pk).update(lease_expires_at=timezone.now() - timedelta(1))
-    report = synced(source)
-
-    assert (report.status, report.added, report.seen) == ("ok", 4, 4)
-    assert SourceSync.objects.filter(source=source).count() == 1
-    names = list(
-        Document.objects.filter(collection=source.collection).values_list("filename", flat=True)
-    )
-    assert len(names) == len(set(names)) == 4
-    assert all(hits(source, f"item{n}") == 1 for n in range(4))
+    killed_then_resumed(place, source_of, monkeypatch)
 
 
 def test_a_file_over_the_limit_fails_alone_and_keeps_what_was_stored(
@@ -196,6 +126,8 @@ def test_an_unreachable_source_fails_clearly_and_deletes_nothing(
     source = source_of(place)
     synced(source)
     gone = "/nonexistent/folder" if place.kind == "folder" else "http://127.0.0.1:9/x/"
+    if place.kind == "smb":
+        gone = "smb://127.0.0.1:9/docs/x"
     if place.kind == "web":
         gone += "sitemap.xml"
     Source.objects.filter(pk=source.pk).update(location=gone)

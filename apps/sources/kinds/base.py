@@ -9,7 +9,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from django.conf import settings
 
@@ -57,6 +57,13 @@ class Connector(Protocol):
     def items(self, *, known: Mapping[str, Known]) -> Iterator[Listed]: ...
 
     def fetch(self, item: Listed) -> bytes: ...
+
+
+@runtime_checkable
+class Closing(Protocol):
+    """A connector holding a session (SMB, IMAP): closed when its sync ends, however it ends."""
+
+    def close(self) -> None: ...
 
 
 @dataclass(frozen=True)

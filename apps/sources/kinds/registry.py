@@ -5,7 +5,9 @@ from __future__ import annotations
 from apps.sources.credentials import CredentialsUnreadable, credentials_decrypt
 from apps.sources.kinds.base import Connector, Limits, SourceError, limits_default
 from apps.sources.kinds.folder import FolderConnector
+from apps.sources.kinds.imap import ImapConnector
 from apps.sources.kinds.s3 import S3Connector
+from apps.sources.kinds.smb import SmbConnector
 from apps.sources.kinds.web import WebConnector
 from apps.sources.kinds.webdav import WebDavConnector
 from apps.sources.models import Source, SourceKind
@@ -41,4 +43,8 @@ def connector_for(*, source: Source) -> Connector:
             return WebConnector(location=source.location, limits=limits)
         case SourceKind.WEBDAV:
             return WebDavConnector(location=source.location, credentials=credentials, limits=limits)
+        case SourceKind.SMB:
+            return SmbConnector(location=source.location, credentials=credentials, limits=limits)
+        case SourceKind.IMAP:
+            return ImapConnector(location=source.location, credentials=credentials, limits=limits)
     raise SourceError(f"Unknown kind of source: {source.kind}")

@@ -1,6 +1,7 @@
 """A website: pages reached from a start URL (or listed by a sitemap), on the same site only.
 
 Links are followed breadth-first up to the depth and page limits; robots.txt is honoured.
+Every request, each redirect hop too, passes web_guard: internal addresses are refused.
 Each page is asked for with its stored ETag and Last-Modified, so an unchanged page answers
 304 and is not read again (its links are kept from the last sync). Pages are ingested as HTML,
 whose parser keeps the main text (navigation, footers and scripts are dropped).
@@ -18,6 +19,7 @@ from lxml import etree
 from selectolax.lexbor import LexborHTMLParser
 
 from apps.sources.kinds.base import ItemError, Known, Limits, Listed, SourceError
+from apps.sources.kinds.web_guard import GuardedTransport, networks_allowed, request_guard
 
 USER_AGENT = "ragplatform-sources"
 HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -35,11 +37,14 @@ class WebConnector:
         self.start = urldefrag(location)[0]
         self.site = _site(self.start)
         self.limits = limits
+        allowed = networks_allowed()
         self.client = httpx.Client(
             timeout=limits.timeout_s,
             follow_redirects=True,
             max_redirects=5,
             headers={"User-Agent": USER_AGENT},
+            event_hooks={"request": [request_guard(allowed=allowed)]},
+            transport=GuardedTransport(allowed=allowed),
         )
         self.robots = RobotFileParser()
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from apps.corpus.ingestion.services import document_process
 from apps.corpus.models import Document, DocumentStatus
-from apps.sources.kinds.base import Known, Listed, Patterns, SourceError
+from apps.sources.kinds.base import Closing, Connector, Known, Listed, Patterns, SourceError
 from apps.sources.kinds.registry import connector_for, source_limits
 from apps.sources.models import Source, SourceSync
 from apps.sources.sync.items import (
@@ -65,13 +65,24 @@ def source_sync(*, source_id: int, wait: bool = False) -> SyncReport:
 
 
 def _run(*, source: Source, run: SourceSync, wait: bool) -> str:
+    try:
+        connector = connector_for(source=source)
+    except SourceError as exc:
+        return str(exc)
+    try:
+        return _run_with(source=source, run=run, wait=wait, connector=connector)
+    finally:
+        if isinstance(connector, Closing):
+            connector.close()
+
+
+def _run_with(*, source: Source, run: SourceSync, wait: bool, connector: Connector) -> str:
     keeper = LeaseKeeper(source_id=source.pk)
     limits = source_limits(source=source)
     patterns = Patterns.from_text(include=source.include_patterns, exclude=source.exclude_patterns)
     stored = items_known(source=source)
     known = {key: Known(item.marker, item.extra) for key, item in stored.items()}
     try:
-        connector = connector_for(source=source)
         listing = _listing(connector.items(known=known), patterns, limits.max_files + 1)
     except SourceError as exc:
         return str(exc)

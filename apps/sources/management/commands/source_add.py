@@ -21,7 +21,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("kind", choices=SourceKind.values)
-        parser.add_argument("location", help="folder, s3://bucket/prefix, URL")
+        parser.add_argument(
+            "location", help="folder, s3://bucket/prefix, URL, smb://host/share, imaps://host/INBOX"
+        )
         parser.add_argument("--collection", required=True, help="collection name")
         parser.add_argument("--name", help="the source's name (default: the location)")
         parser.add_argument("--every", type=int, help="sync every this many minutes")
