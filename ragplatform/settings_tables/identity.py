@@ -35,6 +35,10 @@ ROWS = (
         "The ID token's signing algorithm: RS256, RS384, RS512, ES256 or ES384.",
         shown_allowed="an RS or ES algorithm",
     ),
+    Secret(
+        "RAG_OIDC_PROVIDERS",
+        "Further OpenID providers, a JSON list (key, label, issuer, client_id, client_secret...).",
+    ),
     Int("RAG_OIDC_CLOCK_SKEW_S", 60, "Leeway for the ID token's times.", minimum=0),
     Float("RAG_OIDC_TIMEOUT_S", 10.0, "Timeout of each call to the provider.", low=0.5, high=120),
     Int(
