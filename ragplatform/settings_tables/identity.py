@@ -20,6 +20,12 @@ ROWS = (
         True,
         "A directory group without a mapping row maps to the Django group of the same name.",
     ),
+    Int(
+        "RAG_IDENTITY_ACCESS_PAGE_USERS",
+        200,
+        "The most members the admin's collection access page lists.",
+        minimum=1,
+    ),
     Int("RAG_IDENTITY_AUDIT_DAYS", 365, "How long identity audit rows are kept.", minimum=1),
     Text("RAG_OIDC_ISSUER", "", "The OpenID provider's issuer URL; empty turns OIDC off."),
     Text("RAG_OIDC_CLIENT_ID", "", "The client id registered at the provider."),
