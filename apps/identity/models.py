@@ -12,7 +12,6 @@ from django.contrib.auth.models import Group, User
 from django.db import models
 
 from apps.corpus.models import Collection
-
 from apps.identity.vocabulary import EventKind, Source
 
 _DIRECTORY_SOURCES = [Source.OIDC, Source.LDAP, Source.SCIM]

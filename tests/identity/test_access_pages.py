@@ -65,7 +65,7 @@ def test_oidc_ldap_scim_person_access_page_says_why(world: dict[str, User]) -> N
 def test_oidc_ldap_scim_access_explanations_agree_with_the_access_rule(
     world: dict[str, User],
 ) -> None:
-    for name, user in world.items():
+    for user in world.values():
         explained = {r.collection.name for r in user_access_explain(user=user)}
         assert explained == set(collections_readable(user=user).values_list("name", flat=True))
         writes = {r.collection.name for r in user_access_explain(user=user) if r.writes}
