@@ -3,7 +3,10 @@ source, for a person why they read what they read; both agree with the access ru
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from django.conf import LazySettings
 from django.contrib.auth.models import Group, User
 from django.test import Client
 
@@ -84,3 +87,16 @@ def test_oidc_ldap_scim_access_explanations_agree_with_the_access_rule(
             if not u.is_superuser and collections_readable(user=u).filter(pk=collection.pk).exists()
         }
         assert listed == by_rule or collection.public
+
+
+def test_oidc_ldap_scim_collection_access_page_lists_at_most_the_setting(
+    world: dict[str, User], settings: LazySettings, django_assert_max_num_queries: Any
+) -> None:
+    settings.RAG_IDENTITY_ACCESS_PAGE_USERS = 1
+    client = Client()
+    client.force_login(world["admin"])
+    notes = Collection.objects.get(name="Research notes")
+    with django_assert_max_num_queries(30):  # the members shown, not all of them
+        page = client.get(f"/admin/identity/collectionaccess/{notes.pk}/change/").content.decode()
+    assert "At most 1 members are shown." in page
+    assert page.count("<td>yes</td><td>") == 1  # one member row (reads: yes) of three

@@ -5,6 +5,8 @@ The pages only display `access/selectors.py`, which asks the corpus's one access
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.conf import settings
 from django.contrib import admin
 from django.utils.html import format_html, format_html_join
@@ -27,7 +29,7 @@ def _grants(grants: tuple[Grant, ...]) -> SafeString:
     )
 
 
-def _table(head: tuple[str, ...], rows: list[tuple[object, ...]]) -> SafeString:
+def _table(head: tuple[str, ...], rows: Sequence[tuple[object, ...]]) -> SafeString:
     header = format_html_join("", "<th>{}</th>", ((h,) for h in head))
     body = format_html_join(
         "",
@@ -41,7 +43,7 @@ def _table(head: tuple[str, ...], rows: list[tuple[object, ...]]) -> SafeString:
 class CollectionAccessAdmin(ReadOnlyAdmin):
     list_display = ["name", "public"]
     search_fields = ["name"]
-    fields = readonly_fields = ["name", "public", "readers"]
+    fields = readonly_fields = ("name", "public", "readers")
 
     @admin.display(description="who reads it")
     def readers(self, collection: CollectionAccess) -> SafeString:
@@ -63,7 +65,7 @@ class CollectionAccessAdmin(ReadOnlyAdmin):
 class PersonAccessAdmin(ReadOnlyAdmin):
     list_display = ["username", "first_name", "last_name", "is_active"]
     search_fields = ["username", "first_name", "last_name", "email"]
-    fields = readonly_fields = ["username", "is_active", "is_superuser", "collections"]
+    fields = readonly_fields = ("username", "is_active", "is_superuser", "collections")
 
     @admin.display(description="reads")
     def collections(self, person: PersonAccess) -> SafeString:

@@ -56,7 +56,7 @@ class OidcBackend(OIDCAuthenticationBackend):
         provider = request_provider(request)
         return provider.label if provider is not None else ""
 
-    def get_settings(self, attr: str, *args: Any) -> Any:  # type: ignore[override]
+    def get_settings(self, attr: str, *args: Any) -> Any:
         return library_setting(self.provider, attr, *args)
 
     OIDC_OP_TOKEN_ENDPOINT = property(lambda self: oidc_endpoints(self.provider).token)

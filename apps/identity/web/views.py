@@ -59,6 +59,10 @@ class _ForOneProvider:
     def get_settings(self, attr: str, *args: Any) -> Any:
         return library_setting(self.provider, attr, *args)
 
+    def refused(self, request: HttpRequest, refused: OidcRefused, *, key: str) -> HttpResponse:
+        provider = getattr(self, "provider", None)  # unset when the path names no provider
+        return _refused(request, refused, provider=provider.label if provider else key)
+
 
 class OidcSignInView(_ForOneProvider, OIDCAuthenticationRequestView):
     """Redirects to the provider with state, nonce and the PKCE challenge."""
@@ -74,7 +78,7 @@ class OidcSignInView(_ForOneProvider, OIDCAuthenticationRequestView):
             self.provider = _provider(provider)
             response: HttpResponse = super().get(request)
         except OidcRefused as refused:
-            return _refused(request, refused, provider=provider)
+            return self.refused(request, refused, key=provider)
         state = parse_qs(urlsplit(response["Location"]).query)["state"][0]
         state_bind(request=request, state=state, provider=self.provider)
         return response
@@ -99,8 +103,7 @@ class OidcCallbackView(_ForOneProvider, OIDCAuthenticationCallbackView):
             request_provider_set(request, self.provider)
             response: HttpResponse = super().get(request)
         except OidcRefused as refused:
-            label = getattr(self, "provider", None)
-            return _refused(request, refused, provider=label.label if label else provider)
+            return self.refused(request, refused, key=provider)
         return response
 
     def login_success(self) -> HttpResponse:
