@@ -14,8 +14,10 @@ class IdentityConfig(AppConfig):
         from apps.identity.audit.receivers import receivers_connect
         from apps.identity.audit.services import identity_events_purge
         from apps.identity.ldap.backend import directory_errors_connect
+        from apps.identity.oidc.providers import oidc_providers
         from ragplatform.periodic import periodic_register
 
+        oidc_providers()  # a bad RAG_OIDC_PROVIDERS stops start-up, not the first sign-in
         receivers_connect()
         directory_errors_connect()
         periodic_register(

@@ -8,9 +8,10 @@ hand.
 from __future__ import annotations
 
 from django.conf import settings
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, User
 from django.db import models
 
+from apps.corpus.models import Collection
 from apps.identity.vocabulary import EventKind, Source
 
 _DIRECTORY_SOURCES = [Source.OIDC, Source.LDAP, Source.SCIM]
@@ -106,3 +107,21 @@ class IdentityEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.at:%Y-%m-%d %H:%M} {self.kind} {self.username}"
+
+
+class CollectionAccess(Collection):
+    """A collection seen from identity: who reads it, through which group (admin, read-only)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "collection access"
+        verbose_name_plural = "collection access: who reads what"
+
+
+class PersonAccess(User):
+    """A person seen from identity: what they read, and why (admin, read-only)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "person's access"
+        verbose_name_plural = "people's access: why they read"

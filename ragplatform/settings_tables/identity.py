@@ -20,6 +20,12 @@ ROWS = (
         True,
         "A directory group without a mapping row maps to the Django group of the same name.",
     ),
+    Int(
+        "RAG_IDENTITY_ACCESS_PAGE_USERS",
+        200,
+        "The most members the admin's collection access page lists.",
+        minimum=1,
+    ),
     Int("RAG_IDENTITY_AUDIT_DAYS", 365, "How long identity audit rows are kept.", minimum=1),
     Text("RAG_OIDC_ISSUER", "", "The OpenID provider's issuer URL; empty turns OIDC off."),
     Text("RAG_OIDC_CLIENT_ID", "", "The client id registered at the provider."),
@@ -34,6 +40,10 @@ ROWS = (
         "RS256",
         "The ID token's signing algorithm: RS256, RS384, RS512, ES256 or ES384.",
         shown_allowed="an RS or ES algorithm",
+    ),
+    Secret(
+        "RAG_OIDC_PROVIDERS",
+        "Further OpenID providers, a JSON list (key, label, issuer, client_id, client_secret...).",
     ),
     Int("RAG_OIDC_CLOCK_SKEW_S", 60, "Leeway for the ID token's times.", minimum=0),
     Float("RAG_OIDC_TIMEOUT_S", 10.0, "Timeout of each call to the provider.", low=0.5, high=120),

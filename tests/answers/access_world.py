@@ -9,6 +9,13 @@ from dataclasses import dataclass
 from django.contrib.auth.models import Group, Permission, User
 
 from apps.corpus.models import Chunk, Collection, Document
+from apps.identity.groups.services import memberships_apply
+from apps.identity.oidc.claims import Profile
+from apps.identity.oidc.providers import OidcProvider
+from apps.identity.oidc.services import oidc_account_create
+from apps.identity.scim.groups import scim_group_patch
+from apps.identity.scim.services import scim_user_create
+from apps.identity.vocabulary import Source
 from tests.answers.fakes import handbook_load
 from tests.conftest import CountingEmbedder
 
@@ -18,13 +25,18 @@ ROLES: dict[str, list[tuple[str, str]]] = importlib.import_module(
     "apps.analytics.migrations.0008_roles_readers_editors_auditors_analysts"
 ).ROLES
 
-# Which collections each user may read.
+# Which collections each user may read. The last four come from a directory: their groups
+# are given by OpenID Connect, LDAP or SCIM, not by hand (see `directory_users_add`).
 EXPECTED: dict[str, set[str]] = {
     "reader_a": {"A"},
     "reader_b": {"B"},
     "editor_a": {"A"},
     "analyst": set(),
     "superuser": {"A", "B"},
+    "oidc_reader_a": {"A"},
+    "ldap_reader_b": {"B"},
+    "scim_reader_a": {"A"},
+    "oidc_outsider": set(),
 }
 USERS = list(EXPECTED)
 
@@ -82,4 +94,46 @@ def world_build(embedder: CountingEmbedder) -> World:
     users["reader_b"].groups.add(readers_b, role("readers"))
     users["editor_a"].groups.add(writers_a, role("editors"))
     users["analyst"].groups.add(role("analysts"))
+    users.update(directory_users_add())
     return World(a=a, b=b, users=users, readers_a=readers_a)
+
+
+def directory_users_add() -> dict[str, User]:
+    """Users whose groups come from each directory source, made by the same identity service
+    functions the real paths call: the OpenID backend (`oidc_account_create`), the LDAP
+    backend (`memberships_apply` with the directory's group names) and the SCIM views
+    (`scim_user_create`, `scim_group_patch`). The real provider, directory and SCIM client
+    drive those paths in tests/identity and tests/e2e; here, where every user is asked over
+    every read path, starting them for each test would add minutes and test nothing more
+    about access, which reads only the groups these functions leave."""
+    provider = OidcProvider(
+        key="matrix",
+        label="Matrix IdP",
+        issuer="https://idp.example",
+        client_id="ragplatform",
+        client_secret="",
+        scopes="openid",
+        username_claim="preferred_username",
+        groups_claim="groups",
+        groups_required=True,
+        sign_algo="RS256",
+    )
+
+    def oidc(name: str, groups: list[str]) -> User:
+        profile = Profile(username=name, first_name="", last_name="", email="")
+        return oidc_account_create(
+            provider=provider, subject=name, profile=profile, groups=groups, request=None
+        )
+
+    ldap_user = User.objects.create_user("ldap_reader_b", password=None)
+    memberships_apply(user=ldap_user, source=Source.LDAP, external_names=["b-readers", "readers"])
+    scim_user = scim_user_create(data={"userName": "scim_reader_a", "active": True})
+    for name in ("a-readers", "readers"):
+        member = {"op": "add", "path": "members", "value": [{"value": str(scim_user.pk)}]}
+        scim_group_patch(group=Group.objects.get(name=name), operations=[member])
+    return {
+        "oidc_reader_a": oidc("oidc_reader_a", ["a-readers", "readers"]),
+        "ldap_reader_b": ldap_user,
+        "scim_reader_a": scim_user,
+        "oidc_outsider": oidc("oidc_outsider", ["readers", "not-a-group-here"]),
+    }

@@ -16,6 +16,8 @@ from django.test import AsyncClient, Client
 from apps.answers.models import Turn
 from apps.answers.providers.registry import providers_override
 from apps.answers.routing.types import Intent
+from apps.corpus.access import collections_readable
+from apps.identity.models import DirectoryMembership
 from tests.answers.access_world import EXPECTED, USERS, World, collections_of, world_build
 from tests.answers.fakes import FixedClassifier, classification, providers_fake
 from tests.answers.sockets import connected, receive_until, terminal
@@ -284,3 +286,25 @@ async def test_every_path_that_shows_a_stored_turn_withholds_what_was_lost(world
     assert clarify.json()["answer"] == asked
     topics = next(e["data"]["options"] for e in clarified if e["type"] == "clarification")
     assert topics and not any(t in asked for t in topics)
+
+
+@pytest.mark.parametrize(
+    ("who", "source"),
+    [
+        ("oidc_reader_a", "oidc"),
+        ("ldap_reader_b", "ldap"),
+        ("scim_reader_a", "scim"),
+        ("oidc_outsider", "oidc"),
+    ],
+)
+def test_directory_users_of_oidc_ldap_and_scim_read_exactly_what_their_groups_give(
+    world: World, who: str, source: str
+) -> None:
+    user = world.users[who]
+    granted = set(
+        DirectoryMembership.objects.filter(user=user, source=source).values_list(
+            "group__name", flat=True
+        )
+    )
+    assert granted == set(user.groups.values_list("name", flat=True))  # none added by hand
+    assert set(collections_readable(user=user).values_list("name", flat=True)) == EXPECTED[who]

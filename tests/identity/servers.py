@@ -68,14 +68,16 @@ def _signing_key() -> dict[str, object]:
     return {**jwk, "kid": "identity-tests", "alg": "RS256", "use": "sig"}
 
 
-def _provider_config(*, rp_url: str, accounts: dict[str, dict[str, object]]) -> dict[str, object]:
+def _provider_config(
+    *, rp_url: str, accounts: dict[str, dict[str, object]], client_id: str, callback_path: str
+) -> dict[str, object]:
     return {
         "signing_key": _signing_key(),
         "accounts": accounts,
         "client": {
-            "client_id": CLIENT_ID,
+            "client_id": client_id,
             "client_secret": CLIENT_SECRET,
-            "redirect_uris": [f"{rp_url}/accounts/oidc/callback/"],
+            "redirect_uris": [f"{rp_url}{callback_path}"],
             "post_logout_redirect_uris": [f"{rp_url}/accounts/login/"],
             "response_types": ["code"],
             "grant_types": ["authorization_code"],
@@ -86,8 +88,18 @@ def _provider_config(*, rp_url: str, accounts: dict[str, dict[str, object]]) -> 
 
 @contextmanager
 def openid_provider(
-    *, rp_url: str, accounts: dict[str, dict[str, object]], folder: Path
+    *,
+    rp_url: str,
+    accounts: dict[str, dict[str, object]],
+    folder: Path,
+    client_id: str = CLIENT_ID,
+    callback_path: str = "/accounts/oidc/callback/",
+    host: str = "127.0.0.1",
 ) -> Iterator[OpenIdProvider]:
+    """One provider with one client, whose redirect URI is `callback_path` on `rp_url`; start
+    it twice (two folders) for two providers with their own issuers and clients. `host` names
+    the issuer: `localhost` keeps a second provider's cookies apart from the first's in the
+    browser, which keeps cookies per host, not per port."""
     node = shutil.which("node")
     if node is None or not (PROVIDER_DIR / "node_modules" / "oidc-provider").is_dir():
         pytest.fail(
@@ -95,9 +107,12 @@ def openid_provider(
             "run `bash scripts/system-deps.sh` (npm install --prefix tests/identity/oidc_provider)"
         )
     port = free_port()
-    issuer = f"http://127.0.0.1:{port}"
+    issuer = f"http://{host}:{port}"
     config = folder / "provider.json"
-    config.write_text(json.dumps(_provider_config(rp_url=rp_url, accounts=accounts)))
+    settings = _provider_config(
+        rp_url=rp_url, accounts=accounts, client_id=client_id, callback_path=callback_path
+    )
+    config.write_text(json.dumps(settings))
     log = (folder / "provider.log").open("w")
     process = subprocess.Popen(
         [node, str(PROVIDER_DIR / "provider.mjs"), str(port), issuer, str(config)],

@@ -1,7 +1,8 @@
 """Django's sign-in signals into the identity audit, whichever backend or login page was used.
 
 Each of the platform's backends names its source (`identity_source`) and provider
-(`identity_provider()`); a backend that names none signed in with a local password.
+(`identity_provider(request)`: OpenID Connect's depends on the sign-in at hand); a backend
+that names none signed in with a local password.
 """
 
 from __future__ import annotations
@@ -18,18 +19,18 @@ from apps.identity.audit.services import identity_event_record
 from apps.identity.vocabulary import EventKind, Source
 
 
-def _backend_source(backend_path: str | None) -> tuple[Source, str]:
+def _backend_source(backend_path: str | None, request: HttpRequest) -> tuple[Source, str]:
     if not backend_path:
         return Source.PASSWORD, ""
     backend = import_string(backend_path)
     source = getattr(backend, "identity_source", Source.PASSWORD)
-    provider = getattr(backend, "identity_provider", lambda: "")()
+    provider = getattr(backend, "identity_provider", lambda request: "")(request)
     return source, provider
 
 
 def _signed_in(sender: Any, request: HttpRequest, user: AbstractBaseUser, **_: Any) -> None:
     path = getattr(user, "backend", None) or request.session.get(BACKEND_SESSION_KEY)
-    source, provider = _backend_source(path)
+    source, provider = _backend_source(path, request)
     identity_event_record(
         kind=EventKind.SIGN_IN, source=source, provider=provider, user=user, request=request
     )

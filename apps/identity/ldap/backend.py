@@ -30,8 +30,8 @@ _NO_PREFIX = "RAG_IDENTITY_LDAP_UNSET_"
 class DirectoryBackend(LDAPBackend):
     identity_source = Source.LDAP
 
-    @classmethod
-    def identity_provider(cls) -> str:
+    @staticmethod
+    def identity_provider(request: HttpRequest | None = None) -> str:
         return str(settings.RAG_LDAP_URI)
 
     @property

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.conf import settings
-
+from apps.identity.oidc.providers import OidcProvider
 from apps.identity.oidc.refusals import OidcRefusal, OidcRefused
 
 
@@ -18,10 +17,10 @@ class Profile:
     email: str
 
 
-def claims_profile(claims: dict[str, Any]) -> Profile:
-    username = str(claims.get(settings.RAG_OIDC_USERNAME_CLAIM) or "").strip()
+def claims_profile(claims: dict[str, Any], *, provider: OidcProvider) -> Profile:
+    username = str(claims.get(provider.username_claim) or "").strip()
     if not username:
-        raise OidcRefused(OidcRefusal.NO_USERNAME, f"no {settings.RAG_OIDC_USERNAME_CLAIM!r} claim")
+        raise OidcRefused(OidcRefusal.NO_USERNAME, f"no {provider.username_claim!r} claim")
     first, last = claims.get("given_name"), claims.get("family_name")
     if first is None and last is None and claims.get("name"):
         first, _, last = str(claims["name"]).partition(" ")
@@ -33,14 +32,14 @@ def claims_profile(claims: dict[str, Any]) -> Profile:
     )
 
 
-def claims_groups(claims: dict[str, Any]) -> list[str] | None:
+def claims_groups(claims: dict[str, Any], *, provider: OidcProvider) -> list[str] | None:
     """The groups claim's names; None when groups are not read from the provider at all."""
-    name = settings.RAG_OIDC_GROUPS_CLAIM
+    name = provider.groups_claim
     if not name:
         return None
     value = claims.get(name)
     if value is None:
-        if settings.RAG_OIDC_GROUPS_REQUIRED:
+        if provider.groups_required:
             raise OidcRefused(OidcRefusal.NO_GROUPS, f"no {name!r} claim")
         return []
     values = [value] if isinstance(value, str) else list(value)

@@ -18,6 +18,11 @@ class OidcRefusal(models.TextChoices):
         "state",
         "This sign-in link was already used or has expired; start the sign-in again.",
     )
+    WRONG_PROVIDER = (
+        "wrong_provider",
+        "This sign-in was started with another sign-in provider; start the sign-in again.",
+    )
+    NOT_CONFIGURED = "not_configured", "This sign-in provider is not configured."
     NONCE = "nonce", "The sign-in provider's token was not issued for this sign-in (nonce)."
     NO_GROUPS = (
         "no_groups",

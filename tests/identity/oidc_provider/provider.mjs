@@ -23,7 +23,7 @@ const provider = new Provider(issuer, {
     openid: ['sub'],
     email: ['email', 'email_verified'],
     profile: ['name', 'given_name', 'family_name', 'preferred_username'],
-    groups: ['groups'],
+    groups: ['groups', 'roles'],  // 'roles': a provider that names groups in another claim
   },
   features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
   ttl: { IdToken: () => (mode === 'expired' ? 1 : 3600) },
