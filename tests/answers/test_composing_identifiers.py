@@ -24,7 +24,8 @@ SSH_CONFIG = (
     ("question", "names"),
     [
         ("Which option limits sessions (MaxSessions)?", ("MaxSessions",)),
-        ("How do I use my YubiKey for 2FA with a TOTP code?", ("YubiKey", "2FA")),
+        ("How do I use my YubiKey for 2FA with a TOTP code?", ("YubiKey",)),
+        ("Does 40mg of B12 a day help? 64GB on the 1st disk?", ("B12",)),
         ("Can I back up to an S3 bucket over IPv6?", ("S3", "IPv6")),
         ("After how many failures does pam_faillock lock?", ("pam_faillock",)),
         ("What does JSON-RPC 2.0 look like in apt hooks?", ()),

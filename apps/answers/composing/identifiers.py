@@ -1,13 +1,13 @@
 """Names a question asks about that no passage mentions.
 
 A technical question often names one exact thing: an option (`MaxSessions`), a product
-(`WireGuard`, `YubiKey`), a module (`pam_faillock`), a service (`S3`, `2FA`). When no passage
+(`WireGuard`, `YubiKey`), a module (`pam_faillock`), a service (`S3`, `IPv6`). When no passage
 of the context mentions that name, the passages are about its neighbours and cannot answer:
 the keyword leg would have brought in a passage holding so rare a term if the documents had
 one. Only identifier-shaped words count, never plain words ("clutter", "bastion") a reader
 may phrase differently from the documents: inner capitals, letters mixed with digits, or an
-underscore. Words in capitals alone ("NFL", "TOTP") are left out: a document often spells an
-acronym out instead.
+underscore. Words in capitals alone ("NFL", "TOTP") are left out, as are numbers with a unit
+("40mg", "2FA"): a document often spells an acronym out, or writes "40 mg".
 
 Measured on the real-documents dev set (docs/benchmarks.md): it refused unanswerable
 questions the evidence did not, and no answerable one.
@@ -21,14 +21,16 @@ from collections.abc import Iterable
 _WORD = re.compile(r"[A-Za-z0-9][\w.+]*[A-Za-z0-9]")
 _INNER_CAPITAL = re.compile(r"[a-z][A-Z]")
 _LETTER, _DIGIT = re.compile(r"[A-Za-z]"), re.compile(r"\d")
-_NUMBER = re.compile(r"\d+(?:\.\d+)*")
+# A number, or a number with its unit or ordinal ("40mg", "64GB", "34th", "2FA"): a passage
+# writes those many ways ("40 mg"), so they are no name to look for.
+_QUANTITY = re.compile(r"\d+(?:[.,]\d+)*[A-Za-z]*")
 
 
 def is_identifier(word: str) -> bool:
     """`MaxSessions`, `IPv6`, `S3`, `ssh_config`: a name written as code or a product is."""
     if _INNER_CAPITAL.search(word) or "_" in word.strip("_"):
         return True
-    return bool(_LETTER.search(word) and _DIGIT.search(word) and not _NUMBER.fullmatch(word))
+    return bool(_LETTER.search(word) and _DIGIT.search(word) and not _QUANTITY.fullmatch(word))
 
 
 def question_identifiers(query: str) -> tuple[str, ...]:
