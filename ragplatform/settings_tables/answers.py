@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragplatform.settings_tables.rows import Choice, Float, Int
+from ragplatform.settings_tables.rows import Bool, Choice, Float, Int
 
 ROWS = (
     Int("RAG_MAX_QUESTION_CHARS", 4000, "The longest question accepted.", minimum=10),
@@ -60,6 +60,11 @@ ROWS = (
         low=0.0,
         high=1.0,
         shown_default="0 (off)",
+    ),
+    Bool(
+        "RAG_REFUSE_UNMENTIONED_NAMES",
+        True,
+        "Refuse a question naming an identifier (MaxSessions, S3) no passage mentions.",
     ),
     Int(
         "RAG_ANSWER_MIN_CONTENT_WORDS",

@@ -3,13 +3,16 @@ is quoted under its table's header."""
 
 from __future__ import annotations
 
+import docx
 import pytest
 
 from apps.answers.composing.structure import PROSE, ROW, chunk_lines
 from apps.corpus.ingestion.chunking import chunk_blocks
 from apps.corpus.parsing.markdown import parse_markdown
+from apps.corpus.parsing.parse import parse_document
 from apps.corpus.parsing.text import parse_text
 from tests.answers.compose import ask, cited, composer, run, text_of, window
+from tests.corpus.files import docx_bytes
 
 CODE = "code"  # structure.CODE, spelled out so that these tests also run (and fail) before it
 
@@ -169,3 +172,55 @@ def test_questions_that_do_not(question: str) -> None:
     from apps.answers.composing.code import asks_for_code
 
     assert not asks_for_code(question)
+
+
+STATUSES_HTML_HEAD = """<h1>Ingesting</h1><h2>Document statuses</h2><table>
+<thead><tr><th>Status</th><th>Meaning</th></tr></thead>
+<tbody><tr><td>pending</td><td>The document is stored and waiting for a worker.</td></tr>
+<tr><td>failed</td><td>Ingestion stopped; the document shows a message that says why.</td></tr>
+</tbody></table>"""
+# Many pages (manual pages among them) write no <thead>: a row of <th> cells is the header.
+STATUSES_HTML_TH = STATUSES_HTML_HEAD.replace("<thead>", "").replace("</thead>", "")
+
+
+def statuses_docx() -> bytes:
+    document = docx.Document()
+    document.add_heading("Ingesting", level=1)
+    document.add_heading("Document statuses", level=2)
+    rows = (
+        ("Status", "Meaning"),
+        ("pending", "The document is stored and waiting for a worker."),
+        ("failed", "Ingestion stopped; the document shows a message that says why."),
+    )
+    table = document.add_table(rows=len(rows), cols=2)
+    for row, values in zip(table.rows, rows, strict=True):
+        for cell, value in zip(row.cells, values, strict=True):
+            cell.text = value
+    return docx_bytes(document)
+
+
+@pytest.mark.parametrize(
+    ("filename", "source"),
+    [
+        ("statuses.html", STATUSES_HTML_HEAD.encode()),
+        ("statuses.html", STATUSES_HTML_TH.encode()),
+        ("statuses.docx", statuses_docx()),
+    ],
+    ids=["html-thead", "html-th-row", "docx"],
+)
+async def test_html_and_word_table_rows_are_quoted_under_their_header(
+    filename: str, source: bytes
+) -> None:
+    parsed = parse_document(filename=filename, data=source)
+    [draft] = chunk_blocks(title="Ingesting", blocks=parsed.blocks)
+    context = window(("Document statuses", draft.text))
+
+    events = await run(composer(), ask("What does the failed status mean?", context))
+
+    lines = text_of(events).splitlines()
+    failed = "| failed | Ingestion stopped; the document shows a message that says why. [c1] |"
+    assert failed in lines
+    header = lines.index(failed) - 1
+    while lines[header].startswith("| pending"):
+        header -= 1
+    assert lines[header - 1 : header + 1] == ["| Status | Meaning |", "|---|---|"]

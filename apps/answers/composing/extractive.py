@@ -70,6 +70,7 @@ from apps.answers.composing.answerability import (
 from apps.answers.composing.chain import Chain, chain_compose
 from apps.answers.composing.code import asks_for_code, code_pieces
 from apps.answers.composing.comparison import side_cells, undescribed_side
+from apps.answers.composing.identifiers import unmentioned_identifiers
 from apps.answers.composing.layout import (
     closest_titles,
     procedure_pieces,
@@ -176,14 +177,15 @@ class ExtractiveComposer:
         *,
         min_evidence: float | None = None,
         min_answerability: float | None = None,
+        refuse_unmentioned: bool | None = None,
         max_sentences: int = 4,
         max_chars: int = 700,
         max_embedded: int = 8,
         max_chunks: int = 6,
         similarity_range: tuple[float, float] | None = None,
     ) -> None:
-        """`min_evidence` and `min_answerability` default to RAG_MIN_EVIDENCE and
-        RAG_MIN_ANSWERABILITY."""
+        """`min_evidence`, `min_answerability` and `refuse_unmentioned` default to
+        RAG_MIN_EVIDENCE, RAG_MIN_ANSWERABILITY and RAG_REFUSE_UNMENTIONED_NAMES."""
         if min_evidence is None:
             min_evidence = settings.RAG_MIN_EVIDENCE
         if min_answerability is None:
@@ -192,6 +194,9 @@ class ExtractiveComposer:
             raise ValueError(f"min_evidence must be within [0, 1], got {min_evidence}")
         if not 0.0 <= min_answerability <= 1.0:
             raise ValueError(f"min_answerability must be within [0, 1], got {min_answerability}")
+        if refuse_unmentioned is None:
+            refuse_unmentioned = settings.RAG_REFUSE_UNMENTIONED_NAMES
+        self._refuse_unmentioned = refuse_unmentioned
         if min(max_sentences, max_chars, max_embedded, max_chunks) < 1:
             raise ValueError("max_sentences, max_chars, max_embedded and max_chunks must be >= 1")
         bounds = similarity_range or similarity_bounds(embedder.model_id)
@@ -219,7 +224,11 @@ class ExtractiveComposer:
                 value=chain.value, source=CHAIN_SUPPORT_SOURCE, signals=signals.as_pairs()
             )
             return
-        reason = self.refusal_reason(request.query, evidence, signals)
+        passages = [  # a name in a title or a heading is mentioned too
+            f"{c.chunk.title}\n{c.chunk.heading}\n{c.chunk.filename}\n{c.text}"
+            for c in request.context.chunks
+        ]
+        reason = self.refusal_reason(request.query, evidence, signals, passages)
         if reason:
             pieces = refusal_pieces(request.language, closest_titles(request.context))
         else:
@@ -242,9 +251,14 @@ class ExtractiveComposer:
         )
 
     def refusal_reason(
-        self, query: str, evidence: Evidence, signals: AnswerabilitySignals
+        self,
+        query: str,
+        evidence: Evidence,
+        signals: AnswerabilitySignals,
+        passages: Sequence[str] = (),
     ) -> str | None:
-        """Why the documents do not answer the question, or None when they do."""
+        """Why the documents do not answer the question, or None when they do; `passages` are
+        the context's texts, read for the names the question asks about."""
         if evidence.value < self._min_evidence:
             return f"evidence {evidence.value:.2f} below {self._min_evidence:.2f}"
         answerable = answerability_score(signals.as_mapping())
@@ -252,6 +266,9 @@ class ExtractiveComposer:
             return f"answerability {answerable:.2f} below {self._min_answerability:.2f}"
         if quantity_unstated(query, (s.sentence.text for s in evidence.chosen)):
             return "asks for a number, none stated"
+        unmentioned = unmentioned_identifiers(query, passages) if self._refuse_unmentioned else ()
+        if unmentioned:
+            return f"names {', '.join(unmentioned)}, which no passage mentions"
         return None
 
     async def evidence(self, *, query: str, context: ContextWindow) -> Evidence:

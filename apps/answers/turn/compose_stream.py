@@ -41,7 +41,7 @@ from apps.answers.streaming import (
 from apps.answers.turn.pacing import NothingYet, composer_paced
 from apps.answers.turn.recorder import EventRecorder
 from apps.answers.turn.services import CitationRecord
-from apps.corpus.text import table_rules_removed
+from apps.corpus.text import fence_marks_removed, table_rules_removed
 
 logger = logging.getLogger(__name__)
 
@@ -235,7 +235,8 @@ def citation_record(
         title=source.display_title,
         source_file=source.filename,
         page=source.page,
-        snippet=table_rules_removed(source.text)[:400],  # a table's rows, not its syntax
+        # The rows and lines of a table or a block, not their Markdown syntax.
+        snippet=table_rules_removed(fence_marks_removed(source.text))[:400],
         position=position,
         kind=kind,
     )

@@ -19,7 +19,7 @@ from django.urls import reverse
 from apps.answers.retrieval.relevance import relevance
 from apps.answers.retrieval.types import RetrievedChunk
 from apps.corpus.search.legs import KeywordQuery, chunk_headlines, headline_html
-from apps.corpus.text import detect_language
+from apps.corpus.text import detect_language, fence_marks_removed
 from apps.corpus.text.readable import readable_title
 from ragplatform.db_threads import db_call
 
@@ -94,7 +94,9 @@ async def search_results_data(
                 "score": round(score, 4),
                 "weak": score < match_from,
                 "snippet_html": headline_html(
-                    table_rows_as_rows(headlines.get(chunk.chunk_id, chunk.text[:300]))
+                    table_rows_as_rows(
+                        fence_marks_removed(headlines.get(chunk.chunk_id, chunk.text[:300]))
+                    )
                 ),
                 "url": reverse("document-source", args=[chunk.document_id]),
             }

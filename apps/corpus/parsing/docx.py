@@ -16,7 +16,7 @@ from docx.table import Table, _Row
 from docx.text.paragraph import Paragraph
 
 from .blocks import BlockCollector, collapse_whitespace
-from .types import CorruptDocument, DocumentTooLarge, Extracted
+from .types import HEAD_ROW, ROW, CorruptDocument, DocumentTooLarge, Extracted
 
 # A .docx is a zip; refuse archives that would inflate past this (zip bombs).
 MAX_UNCOMPRESSED_BYTES = 256 * 1024 * 1024
@@ -75,8 +75,10 @@ def _add_paragraph(paragraph: Paragraph, collector: BlockCollector) -> None:
 
 
 def _add_table(table: Table, collector: BlockCollector) -> None:
-    for row in table.rows:
-        collector.add(_row_text(row))
+    # Word marks no header reliably (the "repeat as header row" flag is a print setting), so
+    # the first row is the head, as in a slide's table: chunking keeps it above every row.
+    for i, row in enumerate(table.rows):
+        collector.add(_row_text(row), kind=HEAD_ROW if i == 0 else ROW)
 
 
 def _row_text(row: _Row) -> str:

@@ -2,7 +2,9 @@
 
 Block-level elements end the running text, so text sitting directly in a
 <div> still becomes a block; headings update the heading path; each table row
-is one block with its cells joined by " | "; a <pre> is one code block, its lines kept.
+is one block with its cells joined by " | ", a header row (in <thead>, or all <th>) marked as
+the table's head so chunking keeps it above its rows as Markdown tables are; a <pre> is one
+code block, its lines kept.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from .blocks import BlockCollector, collapse_whitespace
 from .decode import decode_text
-from .types import Extracted
+from .types import HEAD_ROW, ROW, Extracted
 
 DROPPED_TAGS = ["script", "style", "nav", "footer", "noscript", "template"]
 HEADING_LEVELS = {f"h{level}": level for level in range(1, 7)}
@@ -52,7 +54,7 @@ class _Walker:
             self.collector.heading(HEADING_LEVELS[tag], node.text(deep=True))
         elif tag == "tr":
             self.flush()
-            self.collector.add(_row_text(node))
+            self.collector.add(_row_text(node), kind=HEAD_ROW if _is_head_row(node) else ROW)
         elif tag == "pre":  # a command or configuration: its lines are what it says
             self.flush()
             self.collector.add_code(node.text(deep=True))
@@ -69,6 +71,14 @@ def _row_text(row: LexborNode) -> str:
         collapse_whitespace(cell.text(deep=True)) for cell in row.iter() if cell.tag in CELL_TAGS
     )
     return CELL_SEPARATOR.join(cell for cell in cells if cell)
+
+
+def _is_head_row(row: LexborNode) -> bool:
+    """A row of <thead>, or one whose cells are all <th> (tables written without <thead>)."""
+    if row.parent is not None and row.parent.tag == "thead":
+        return True
+    cells = [cell.tag for cell in row.iter() if cell.tag in CELL_TAGS]
+    return bool(cells) and all(tag == "th" for tag in cells)
 
 
 def parse_html(data: bytes) -> Extracted:

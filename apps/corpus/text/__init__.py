@@ -7,7 +7,7 @@ same answer. Variants for one caller (the router's feature folding, the citation
 Persian marks) are built on these functions or chosen by their parameters.
 """
 
-from apps.corpus.text.fences import fenced
+from apps.corpus.text.fences import fence_marks_removed, fenced
 from apps.corpus.text.greetings import GREETING_KINDS, greeting_kind, greeting_pattern, is_greeting
 from apps.corpus.text.language import Language, detect_language, estimate_tokens, search_config_for
 from apps.corpus.text.normalise import ZWNJ, normalise_text, words
@@ -20,6 +20,7 @@ __all__ = [
     "Language",
     "detect_language",
     "estimate_tokens",
+    "fence_marks_removed",
     "fenced",
     "greeting_kind",
     "greeting_pattern",

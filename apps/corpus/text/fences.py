@@ -16,3 +16,13 @@ def fenced(code: str) -> str:
     longest = max((len(run) for run in _BACKTICK_RUN.findall(code)), default=2)
     fence = "`" * max(3, longest + 1)
     return f"{fence}\n{code}\n{fence}"
+
+
+# A fence line (with its language tag), or a fence left inside a cut excerpt.
+_FENCE_MARK = re.compile(r"^[ \t]*`{3,}[\w.+-]*[ \t]*(?:\n|$)|`{3,}", re.MULTILINE)
+
+
+def fence_marks_removed(text: str) -> str:
+    """An excerpt shown as plain text (a search snippet, a source card) keeps a block's lines
+    and drops its fences, which are markup and no content."""
+    return _FENCE_MARK.sub("", text)
