@@ -46,7 +46,12 @@ def document_index(
     """Parse, chunk, embed and swap in the new chunks; raises on any failure."""
     with document.file.open("rb") as handle:
         data = handle.read()
-    parsed = parse_document(filename=document.filename, data=data, ocr=ocr_options())
+    parsed = parse_document(
+        filename=document.filename,
+        data=data,
+        ocr=ocr_options(),
+        pdf_table_pages=settings.RAG_PDF_TABLE_MAX_PAGES,
+    )
     drafts = chunk_blocks(
         title=parsed.title,
         blocks=parsed.blocks,

@@ -15,9 +15,12 @@ from pypdf import PasswordType, PdfReader
 
 from .blocks import PROMPT, BlockCollector, collapse_whitespace
 from .ocr import OcrOptions
+from .pdf_layout import CELL_SEPARATOR, PageSegment, PdfLayout
 from .pdf_structure import OutlineEntry, heading_key, outline_by_page, pdf_outline, pdf_title
 from .scans import PdfScans
 from .types import (
+    HEAD_ROW,
+    ROW,
     CorruptDocument,
     DocumentError,
     DocumentTooLarge,
@@ -36,10 +39,11 @@ MAX_REASON_CHARS = 120
 _CONTINUED = ("\\", "|", "--", ">", "&&")
 
 
-def parse_pdf(data: bytes, *, ocr: OcrOptions | None = None) -> Extracted:
-    """The PDF's paragraphs; with `ocr`, pages without a text layer are read by Tesseract."""
+def parse_pdf(data: bytes, *, ocr: OcrOptions | None = None, table_pages: int = 0) -> Extracted:
+    """The PDF's paragraphs; with `ocr`, pages without a text layer are read by Tesseract; the
+    first `table_pages` pages are searched for tables, kept as rows with their header."""
     try:
-        return _extract(data, ocr=ocr)
+        return _extract(data, ocr=ocr, table_pages=table_pages)
     except DocumentError:
         raise
     except Exception as exc:
@@ -47,7 +51,7 @@ def parse_pdf(data: bytes, *, ocr: OcrOptions | None = None) -> Extracted:
         raise CorruptDocument(_corrupt_message(exc)) from exc
 
 
-def _extract(data: bytes, *, ocr: OcrOptions | None) -> Extracted:
+def _extract(data: bytes, *, ocr: OcrOptions | None, table_pages: int) -> Extracted:
     reader = PdfReader(io.BytesIO(data))
     _unlock(reader)
     _check_page_count(len(reader.pages))
@@ -55,6 +59,7 @@ def _extract(data: bytes, *, ocr: OcrOptions | None) -> Extracted:
     bookmarks = outline_by_page(outline)
     collector = BlockCollector()
     scans = PdfScans(data=data, options=ocr)
+    layout = PdfLayout(data=data, table_pages=table_pages)
     try:
         for number, page in enumerate(reader.pages, start=1):
             text = page.extract_text() or ""
@@ -62,15 +67,38 @@ def _extract(data: bytes, *, ocr: OcrOptions | None) -> Extracted:
                 marks = [(e.level, e.title) for e in bookmarks.get(number, [])]
                 scans.read_pdf_page(number, collector, marks)
                 continue
-            _add_page(collector, page_blocks(text), number, bookmarks.get(number, []))
+            segments = layout.segments(number, stream_text=text) or [PageSegment(text=text)]
+            _add_segments(collector, segments, number, bookmarks.get(number, []))
     finally:
         scans.close()
+        layout.close()
     title = pdf_title(reader, outline)
     return Extracted(title=title, blocks=collector.blocks, unread_pages=scans.unread)
 
 
 def _has_text(text: str) -> bool:
     return sum(ch.isalpha() for ch in text) >= MIN_TEXT_LETTERS
+
+
+def _add_segments(
+    collector: BlockCollector,
+    segments: list[PageSegment],
+    number: int,
+    bookmarks: list[OutlineEntry],
+) -> None:
+    """A page's prose and tables in reading position; a table's first row is its header.
+    The page's bookmarks go to its first piece (a table opening the page sits under them)."""
+    marks = list(bookmarks)
+    for segment in segments:
+        if not segment.rows:
+            _add_page(collector, page_blocks(segment.text), number, marks)
+        else:
+            for entry in marks:
+                collector.heading(entry.level, entry.title)
+            for row_number, row in enumerate(segment.rows):
+                kind = HEAD_ROW if row_number == 0 else ROW
+                collector.add(CELL_SEPARATOR.join(row), page=number, kind=kind)
+        marks = []
 
 
 def _add_page(
