@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Callable
 
 from pypdf import PasswordType, PdfReader
 
@@ -39,11 +40,21 @@ MAX_REASON_CHARS = 120
 _CONTINUED = ("\\", "|", "--", ">", "&&")
 
 
-def parse_pdf(data: bytes, *, ocr: OcrOptions | None = None, table_pages: int = 0) -> Extracted:
+# Told (pages done, pages in all) after every page, so a long scan shows its progress.
+PageProgress = Callable[[int, int], None]
+
+
+def parse_pdf(
+    data: bytes,
+    *,
+    ocr: OcrOptions | None = None,
+    table_pages: int = 0,
+    on_page: PageProgress | None = None,
+) -> Extracted:
     """The PDF's paragraphs; with `ocr`, pages without a text layer are read by Tesseract; the
     first `table_pages` pages are searched for tables, kept as rows with their header."""
     try:
-        return _extract(data, ocr=ocr, table_pages=table_pages)
+        return _extract(data, ocr=ocr, table_pages=table_pages, on_page=on_page)
     except DocumentError:
         raise
     except Exception as exc:
@@ -51,7 +62,9 @@ def parse_pdf(data: bytes, *, ocr: OcrOptions | None = None, table_pages: int = 
         raise CorruptDocument(_corrupt_message(exc)) from exc
 
 
-def _extract(data: bytes, *, ocr: OcrOptions | None, table_pages: int) -> Extracted:
+def _extract(
+    data: bytes, *, ocr: OcrOptions | None, table_pages: int, on_page: PageProgress | None
+) -> Extracted:
     reader = PdfReader(io.BytesIO(data))
     _unlock(reader)
     _check_page_count(len(reader.pages))
@@ -66,9 +79,11 @@ def _extract(data: bytes, *, ocr: OcrOptions | None, table_pages: int) -> Extrac
             if not _has_text(text):
                 marks = [(e.level, e.title) for e in bookmarks.get(number, [])]
                 scans.read_pdf_page(number, collector, marks)
-                continue
-            segments = layout.segments(number, stream_text=text) or [PageSegment(text=text)]
-            _add_segments(collector, segments, number, bookmarks.get(number, []))
+            else:
+                segments = layout.segments(number, stream_text=text) or [PageSegment(text=text)]
+                _add_segments(collector, segments, number, bookmarks.get(number, []))
+            if on_page is not None:
+                on_page(number, len(reader.pages))
     finally:
         scans.close()
         layout.close()
