@@ -32,6 +32,7 @@ CELL_SEPARATOR = " | "
 # pdfminer warns on every font lacking optional metrics (Chromium's fonts), which says nothing
 # about the text; its errors still show.
 logging.getLogger("pdfminer").setLevel(logging.ERROR)
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -53,17 +54,25 @@ class PdfLayout:
         self._data = data
         self.table_pages = table_pages
         self._pdf: Any = None
+        self._broken = False
 
     def segments(self, number: int, *, stream_text: str) -> list[PageSegment] | None:
-        """Page `number` by position, or None when pypdf's `stream_text` is already right."""
+        """Page `number` by position, or None when pypdf's `stream_text` is already right, or
+        when pdfminer cannot read what pypdf could: the page keeps its plain text then."""
         rtl = has_rtl(stream_text)
-        if number > self.table_pages and not rtl:
+        if self._broken or (number > self.table_pages and not rtl):
             return None
-        page = self._page(number)
-        tables = _tables(page) if number <= self.table_pages else []
-        if not tables and not rtl:
+        try:
+            page = self._page(number)
+            try:
+                tables = _tables(page) if number <= self.table_pages else []
+                return _split(page, tables) if tables or rtl else None
+            finally:
+                page.close()  # pdfplumber caches every page's objects until told otherwise
+        except Exception:
+            self._broken = True  # one damaged structure is enough: no more tries per page
+            logger.warning("Page %s could not be laid out; reading plain text", number)
             return None
-        return _split(page, tables)
 
     def _page(self, number: int) -> Any:
         if self._pdf is None:
