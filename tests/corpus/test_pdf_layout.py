@@ -4,8 +4,11 @@ to reading order; both asked about through the real turn path."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from django.conf import LazySettings
+from reportlab.pdfgen import canvas
 
 from apps.corpus.ingestion.services import (
     collection_get_or_create,
@@ -52,6 +55,39 @@ def test_a_printed_table_is_rows_with_its_header_in_reading_position(table_pdf: 
     # The table's words are its rows only, never prose lines as well.
     prose = " ".join(b.text for b in parsed.blocks if b.kind == TEXT)
     assert "Berlin" not in prose and "Hotel limit" not in prose
+
+
+def _bookmarked_table_pdf() -> bytes:
+    """ReportLab: two bookmarked headings on one page, a ruled table between them."""
+    buffer = io.BytesIO()
+    page = canvas.Canvas(buffer)
+    for key, title in (("leave", "Annual Leave"), ("travel", "Travel Expenses")):
+        page.bookmarkPage(key)
+        page.addOutlineEntry(title, key, level=0)
+    page.setFont("Helvetica-Bold", 18)
+    page.drawString(72, 760, "Annual Leave")
+    page.setFont("Helvetica", 11)
+    page.grid([72, 200, 330], [720, 700, 680])
+    for y, (left, right) in ((706, ("Grade", "Days")), (686, ("Senior", "30"))):
+        page.drawString(76, y, left)
+        page.drawString(204, y, right)
+    page.setFont("Helvetica-Bold", 18)
+    page.drawString(72, 640, "Travel Expenses")
+    page.setFont("Helvetica", 11)
+    page.drawString(72, 620, "Travel costs are repaid within ten working days.")
+    page.showPage()
+    page.save()
+    return buffer.getvalue()
+
+
+def test_a_table_sits_under_its_bookmark_and_the_next_bookmark_after_it() -> None:
+    parsed = parse_document(filename="policy.pdf", data=_bookmarked_table_pdf(), pdf_table_pages=1)
+    found = [(b.kind, b.heading, b.text) for b in parsed.blocks]
+    assert found == [
+        (HEAD_ROW, "Annual Leave", "Grade | Days"),
+        (ROW, "Annual Leave", "Senior | 30"),
+        (TEXT, "Travel Expenses", "Travel costs are repaid within ten working days."),
+    ]
 
 
 def test_pages_past_the_table_limit_are_read_as_plain_text(table_pdf: bytes) -> None:

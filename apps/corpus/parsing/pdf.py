@@ -102,18 +102,27 @@ def _add_segments(
     bookmarks: list[OutlineEntry],
 ) -> None:
     """A page's prose and tables in reading position; a table's first row is its header.
-    The page's bookmarks go to its first piece (a table opening the page sits under them)."""
-    marks = list(bookmarks)
-    for segment in segments:
+    A bookmark goes to the prose that opens with its title, else to the top of the page."""
+    blocks = [page_blocks(segment.text) for segment in segments]
+    home = {entry: _home(entry, blocks) for entry in bookmarks}
+    for index, segment in enumerate(segments):
+        marks = [e for e in bookmarks if home[e] == index or (home[e] is None and index == 0)]
         if not segment.rows:
-            _add_page(collector, page_blocks(segment.text), number, marks)
-        else:
-            for entry in marks:
-                collector.heading(entry.level, entry.title)
-            for row_number, row in enumerate(segment.rows):
-                kind = HEAD_ROW if row_number == 0 else ROW
-                collector.add(CELL_SEPARATOR.join(row), page=number, kind=kind)
-        marks = []
+            _add_page(collector, blocks[index], number, marks)
+            continue
+        for entry in marks:
+            collector.heading(entry.level, entry.title)
+        for row_number, row in enumerate(segment.rows):
+            kind = HEAD_ROW if row_number == 0 else ROW
+            collector.add(CELL_SEPARATOR.join(row), page=number, kind=kind)
+
+
+def _home(entry: OutlineEntry, blocks: list[list[tuple[str, bool]]]) -> int | None:
+    """The first piece of the page with a paragraph opening with the bookmark's title."""
+    for index, paragraphs in enumerate(blocks):
+        if any(_opens(paragraph, entry) is not None for paragraph, _ in paragraphs):
+            return index
+    return None
 
 
 def _add_page(
