@@ -56,7 +56,7 @@ ROWS = (
     Int("RAG_OCR_DPI", 200, "Resolution scanned PDF pages are rendered at for OCR.", minimum=72),
     Int(
         "RAG_PDF_TABLE_MAX_PAGES",
-        100,
+        0,
         "Pages of one PDF searched for tables (pdfplumber) at most.",
         minimum=0,
     ),
