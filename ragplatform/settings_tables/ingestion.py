@@ -54,4 +54,10 @@ ROWS = (
         "RAG_OCR_PAGE_TIMEOUT_S", 60.0, "Seconds OCR may spend on one page.", low=1.0, high=3600.0
     ),
     Int("RAG_OCR_DPI", 200, "Resolution scanned PDF pages are rendered at for OCR.", minimum=72),
+    Int(
+        "RAG_PDF_TABLE_MAX_PAGES",
+        0,
+        "Pages of one PDF searched for tables (pdfplumber) at most.",
+        minimum=0,
+    ),
 )

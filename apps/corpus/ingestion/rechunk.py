@@ -107,7 +107,12 @@ def _rechunk_one(
 def _chunks_compared(document: Document, model_id: str) -> tuple[int, int]:
     """(chunks the current chunker makes, how many of them a stored chunk already holds)."""
     with document.file.open("rb") as handle:
-        parsed = parse_document(filename=document.filename, data=handle.read(), ocr=ocr_options())
+        parsed = parse_document(
+            filename=document.filename,
+            data=handle.read(),
+            ocr=ocr_options(),
+            pdf_table_pages=settings.RAG_PDF_TABLE_MAX_PAGES,
+        )
     drafts = chunk_blocks(
         title=parsed.title,
         blocks=parsed.blocks,

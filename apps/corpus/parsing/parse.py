@@ -12,7 +12,7 @@ from .mail import parse_eml, parse_mbox
 from .markdown import parse_markdown
 from .ocr import OcrOptions
 from .office import parse_pptx
-from .pdf import parse_pdf
+from .pdf import PageProgress, parse_pdf
 from .sheets import parse_csv, parse_xlsx
 from .text import parse_text
 from .types import (
@@ -63,11 +63,22 @@ EMPTY_MESSAGES: dict[str, str] = {
 IMAGE_EMPTY = "No text could be read in the image"
 
 
-def parse_document(*, filename: str, data: bytes, ocr: OcrOptions | None = None) -> ParsedDocument:
+def parse_document(
+    *,
+    filename: str,
+    data: bytes,
+    ocr: OcrOptions | None = None,
+    pdf_table_pages: int = 0,
+    on_page: PageProgress | None = None,
+) -> ParsedDocument:
     """The document's blocks. Pages without a text layer are read by OCR only with `ocr`:
-    task workers pass it, requests never do (OCR takes seconds a page)."""
+    task workers pass it, requests never do (OCR takes seconds a page). The first
+    `pdf_table_pages` pages of a PDF are searched for tables (slower than its plain text);
+    `on_page` hears of each PDF page read."""
     mime_type = detect_mime_type(filename=filename, data=data)
-    if mime_type in SCAN_PARSERS:
+    if mime_type == PDF:
+        extracted = parse_pdf(data, ocr=ocr, table_pages=pdf_table_pages, on_page=on_page)
+    elif mime_type in SCAN_PARSERS:
         extracted = SCAN_PARSERS[mime_type](data, ocr=ocr)
     else:
         extracted = PARSERS[mime_type](data)

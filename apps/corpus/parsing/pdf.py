@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Callable
 
 from pypdf import PasswordType, PdfReader
 
 from .blocks import PROMPT, BlockCollector, collapse_whitespace
 from .ocr import OcrOptions
+from .pdf_layout import CELL_SEPARATOR, PageSegment, PdfLayout
 from .pdf_structure import OutlineEntry, heading_key, outline_by_page, pdf_outline, pdf_title
 from .scans import PdfScans
 from .types import (
+    HEAD_ROW,
+    ROW,
     CorruptDocument,
     DocumentError,
     DocumentTooLarge,
@@ -36,10 +40,21 @@ MAX_REASON_CHARS = 120
 _CONTINUED = ("\\", "|", "--", ">", "&&")
 
 
-def parse_pdf(data: bytes, *, ocr: OcrOptions | None = None) -> Extracted:
-    """The PDF's paragraphs; with `ocr`, pages without a text layer are read by Tesseract."""
+# Told (pages done, pages in all) after every page, so a long scan shows its progress.
+PageProgress = Callable[[int, int], None]
+
+
+def parse_pdf(
+    data: bytes,
+    *,
+    ocr: OcrOptions | None = None,
+    table_pages: int = 0,
+    on_page: PageProgress | None = None,
+) -> Extracted:
+    """The PDF's paragraphs; with `ocr`, pages without a text layer are read by Tesseract; the
+    first `table_pages` pages are searched for tables, kept as rows with their header."""
     try:
-        return _extract(data, ocr=ocr)
+        return _extract(data, ocr=ocr, table_pages=table_pages, on_page=on_page)
     except DocumentError:
         raise
     except Exception as exc:
@@ -47,7 +62,9 @@ def parse_pdf(data: bytes, *, ocr: OcrOptions | None = None) -> Extracted:
         raise CorruptDocument(_corrupt_message(exc)) from exc
 
 
-def _extract(data: bytes, *, ocr: OcrOptions | None) -> Extracted:
+def _extract(
+    data: bytes, *, ocr: OcrOptions | None, table_pages: int, on_page: PageProgress | None
+) -> Extracted:
     reader = PdfReader(io.BytesIO(data))
     _unlock(reader)
     _check_page_count(len(reader.pages))
@@ -55,22 +72,57 @@ def _extract(data: bytes, *, ocr: OcrOptions | None) -> Extracted:
     bookmarks = outline_by_page(outline)
     collector = BlockCollector()
     scans = PdfScans(data=data, options=ocr)
+    layout = PdfLayout(data=data, table_pages=table_pages)
     try:
         for number, page in enumerate(reader.pages, start=1):
             text = page.extract_text() or ""
             if not _has_text(text):
                 marks = [(e.level, e.title) for e in bookmarks.get(number, [])]
                 scans.read_pdf_page(number, collector, marks)
-                continue
-            _add_page(collector, page_blocks(text), number, bookmarks.get(number, []))
+            else:
+                segments = layout.segments(number, stream_text=text) or [PageSegment(text=text)]
+                _add_segments(collector, segments, number, bookmarks.get(number, []))
+            if on_page is not None:
+                on_page(number, len(reader.pages))
     finally:
         scans.close()
+        layout.close()
     title = pdf_title(reader, outline)
     return Extracted(title=title, blocks=collector.blocks, unread_pages=scans.unread)
 
 
 def _has_text(text: str) -> bool:
     return sum(ch.isalpha() for ch in text) >= MIN_TEXT_LETTERS
+
+
+def _add_segments(
+    collector: BlockCollector,
+    segments: list[PageSegment],
+    number: int,
+    bookmarks: list[OutlineEntry],
+) -> None:
+    """A page's prose and tables in reading position; a table's first row is its header.
+    A bookmark goes to the prose that opens with its title, else to the top of the page."""
+    blocks = [page_blocks(segment.text) for segment in segments]
+    home = {entry: _home(entry, blocks) for entry in bookmarks}
+    for index, segment in enumerate(segments):
+        marks = [e for e in bookmarks if home[e] == index or (home[e] is None and index == 0)]
+        if not segment.rows:
+            _add_page(collector, blocks[index], number, marks)
+            continue
+        for entry in marks:
+            collector.heading(entry.level, entry.title)
+        for row_number, row in enumerate(segment.rows):
+            kind = HEAD_ROW if row_number == 0 else ROW
+            collector.add(CELL_SEPARATOR.join(row), page=number, kind=kind)
+
+
+def _home(entry: OutlineEntry, blocks: list[list[tuple[str, bool]]]) -> int | None:
+    """The first piece of the page with a paragraph opening with the bookmark's title."""
+    for index, paragraphs in enumerate(blocks):
+        if any(_opens(paragraph, entry) is not None for paragraph, _ in paragraphs):
+            return index
+    return None
 
 
 def _add_page(
