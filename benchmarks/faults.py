@@ -146,13 +146,19 @@ def worker_kill(
             if time.monotonic() > deadline:
                 raise RuntimeError("the worker never started the document")
             time.sleep(0.02)
+        first_attempt = _document(world, document)[1]
         worker.kill()
         killed_at = time.monotonic()
         world["worker"] = Worker(env=world["env"], log=world["work"] / "worker-2.log").start()
-        reclaimed_at = None
+        replacement = world["worker"].process.pid
+        reclaimed_at = up_at = None
         while (state := _document(world, document))[0] not in {"ready", "failed"}:
-            if reclaimed_at is None and state[0] != "processing":
-                reclaimed_at = time.monotonic()  # the sweep gave it back to the queue
+            if up_at is None and _heartbeat_seen(world, replacement):
+                up_at = time.monotonic()  # the new worker runs its periodic jobs from now on
+            if reclaimed_at is None and (state[0] != "processing" or state[1] > first_attempt):
+                # The sweep gave it back to the queue, or a worker has already taken it again
+                # (requeued between two looks): an upper bound on the reclaim either way.
+                reclaimed_at = time.monotonic()
             if time.monotonic() - killed_at > 120:
                 break
             failed += _failed(_get(client, f"/api/documents/{document}/"))
@@ -163,11 +169,27 @@ def worker_kill(
         "documents_reclaimed": int(status == "ready" and attempts >= 2),
         "document_status": status,
         "document_attempts": attempts,
-        # Requeued by the sweep (None: too quick to see), then processed again to the end.
+        # Requeued by the sweep or taken again (None: never), then processed again to the end.
         "reclaimed_s": round(reclaimed_at - killed_at, 2) if reclaimed_at else None,
         "recovery_s": round(time.monotonic() - killed_at, 2),
         "reclaim_bound_s": args.document_lease + args.sweep,  # the lease, then one sweep
+        # With no other worker, the sweep runs only once the replacement is up: the documented
+        # bound (lease + one sweep of a live worker) counts from the later of the two.
+        "replacement_up_s": round(up_at - killed_at, 2) if up_at else None,
+        "reclaim_bound_with_replacement_s": round(
+            max(args.document_lease, up_at - killed_at) + args.sweep, 2
+        )
+        if up_at
+        else None,
     }
+
+
+def _heartbeat_seen(world: dict[str, Any], pid: int) -> bool:
+    with psycopg.connect(world["url"]) as conn:
+        row = conn.execute(
+            "SELECT 1 FROM ragplatform_workerheartbeat WHERE pid = %s", [pid]
+        ).fetchone()
+    return row is not None
 
 
 async def database_restart(
