@@ -133,18 +133,23 @@ def test_a_row_keeps_its_header_for_quoting() -> None:
     )
 
 
-async def test_a_table_row_is_quoted_under_its_header() -> None:
-    context = window(*chunk_window(STATUSES.encode()))
-
-    events = await run(composer(), ask("What does the failed status mean?", context))
-
-    lines = text_of(events).splitlines()
+def assert_failed_row_under_header(text: str) -> None:
+    """The "failed" row is quoted, cited, with the statuses table's header and rule above it."""
+    lines = text.splitlines()
     failed = "| failed | Ingestion stopped; the document shows a message that says why. [c1] |"
     assert failed in lines
     header = lines.index(failed) - 1
     while lines[header].startswith("| pending"):
         header -= 1  # another row of the same table may come first
     assert lines[header - 1 : header + 1] == ["| Status | Meaning |", "|---|---|"]
+
+
+async def test_a_table_row_is_quoted_under_its_header() -> None:
+    context = window(*chunk_window(STATUSES.encode()))
+
+    events = await run(composer(), ask("What does the failed status mean?", context))
+
+    assert_failed_row_under_header(text_of(events))
 
 
 @pytest.mark.parametrize(
@@ -217,10 +222,4 @@ async def test_html_and_word_table_rows_are_quoted_under_their_header(
 
     events = await run(composer(), ask("What does the failed status mean?", context))
 
-    lines = text_of(events).splitlines()
-    failed = "| failed | Ingestion stopped; the document shows a message that says why. [c1] |"
-    assert failed in lines
-    header = lines.index(failed) - 1
-    while lines[header].startswith("| pending"):
-        header -= 1
-    assert lines[header - 1 : header + 1] == ["| Status | Meaning |", "|---|---|"]
+    assert_failed_row_under_header(text_of(events))
