@@ -224,11 +224,7 @@ class ExtractiveComposer:
                 value=chain.value, source=CHAIN_SUPPORT_SOURCE, signals=signals.as_pairs()
             )
             return
-        passages = [  # a name in a title or a heading is mentioned too
-            f"{c.chunk.title}\n{c.chunk.heading}\n{c.chunk.filename}\n{c.text}"
-            for c in request.context.chunks
-        ]
-        reason = self.refusal_reason(request.query, evidence, signals, passages)
+        reason = self.refusal_reason(request.query, evidence, signals, request.context)
         if reason:
             pieces = refusal_pieces(request.language, closest_titles(request.context))
         else:
@@ -255,10 +251,9 @@ class ExtractiveComposer:
         query: str,
         evidence: Evidence,
         signals: AnswerabilitySignals,
-        passages: Sequence[str] = (),
+        context: ContextWindow,
     ) -> str | None:
-        """Why the documents do not answer the question, or None when they do; `passages` are
-        the context's texts, read for the names the question asks about."""
+        """Why the documents do not answer the question, or None when they do."""
         if evidence.value < self._min_evidence:
             return f"evidence {evidence.value:.2f} below {self._min_evidence:.2f}"
         answerable = answerability_score(signals.as_mapping())
@@ -266,6 +261,10 @@ class ExtractiveComposer:
             return f"answerability {answerable:.2f} below {self._min_answerability:.2f}"
         if quantity_unstated(query, (s.sentence.text for s in evidence.chosen)):
             return "asks for a number, none stated"
+        passages = (  # a name in a title, a heading or a file name is mentioned too
+            f"{c.chunk.title}\n{c.chunk.heading}\n{c.chunk.filename}\n{c.text}"
+            for c in context.chunks
+        )
         unmentioned = unmentioned_identifiers(query, passages) if self._refuse_unmentioned else ()
         if unmentioned:
             return f"names {', '.join(unmentioned)}, which no passage mentions"

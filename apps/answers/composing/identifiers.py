@@ -42,8 +42,11 @@ def question_identifiers(query: str) -> tuple[str, ...]:
 def unmentioned_identifiers(query: str, passages: Iterable[str]) -> tuple[str, ...]:
     """The question's identifiers that no passage holds as a word (case aside; a plural
     "APIs" counts as "API")."""
+    names = question_identifiers(query)
+    if not names:  # most questions: the passages are never read
+        return ()
     text = "\n".join(passages).lower()
-    return tuple(name for name in question_identifiers(query) if not _mentioned(name.lower(), text))
+    return tuple(name for name in names if not _mentioned(name.lower(), text))
 
 
 def _mentioned(name: str, text: str) -> bool:
