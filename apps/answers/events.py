@@ -47,3 +47,14 @@ RETRYABLE = frozenset(
 
 def failed_data(code: FailureCode, message: str) -> dict[str, Any]:
     return {"code": str(code), "message": message, "retryable": code in RETRYABLE}
+
+
+def rejection(code: FailureCode, message: str) -> dict[str, Any]:
+    """A failed envelope of no turn (seq 0: it is not stored): a socket message that started
+    nothing, or a stream ended by an unreachable database."""
+    return {
+        "seq": 0,
+        "turn": None,
+        "type": str(EventType.FAILED),
+        "data": failed_data(code, message),
+    }

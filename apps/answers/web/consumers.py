@@ -24,7 +24,7 @@ from typing import Any
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
-from apps.answers.events import TERMINAL_EVENTS, Envelope, EventType, failed_data
+from apps.answers.events import TERMINAL_EVENTS, Envelope, rejection
 from apps.answers.models import TurnClient
 from apps.answers.turn.entry import (
     AskerReadable,
@@ -56,16 +56,6 @@ CLOSE_UNAUTHENTICATED = 4401
 CLOSE_UNAVAILABLE = 4503
 _BROKE = "Something went wrong while answering; please try again."
 _PING = {"type": "ping"}
-
-
-def rejection(code: FailureCode, message: str) -> dict[str, Any]:
-    """A failed envelope for a message that started nothing (seq 0: it is not stored)."""
-    return {
-        "seq": 0,
-        "turn": None,
-        "type": str(EventType.FAILED),
-        "data": failed_data(code, message),
-    }
 
 
 class ChatConsumer(AsyncJsonWebsocketConsumer):

@@ -24,7 +24,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from apps.answers.conversations.selectors import conversations_for_user
-from apps.answers.events import EventType, failed_data
+from apps.answers.events import EventType, rejection
 from apps.answers.models import Citation, CitationKind, Conversation, Turn, TurnClient, TurnEvent
 from apps.answers.turn.citation_numbers import citation_numbers
 from apps.answers.turn.entry import (
@@ -258,12 +258,7 @@ def sse_unavailable() -> str:
     """The typed `unavailable` end of a stream: a failed event of no turn (seq 0, as a socket
     refusal) and without an `id:` line, so an EventSource reconnects with Last-Event-ID still
     its last stored event and resumes from there."""
-    envelope = {
-        "seq": 0,
-        "turn": None,
-        "type": str(EventType.FAILED),
-        "data": failed_data(FailureCode.UNAVAILABLE, UNREACHABLE_MESSAGE),
-    }
+    envelope = rejection(FailureCode.UNAVAILABLE, UNREACHABLE_MESSAGE)
     data = json.dumps(envelope, separators=(",", ":"))
     return f"event: {EventType.FAILED}\ndata: {data}\n\n"
 
