@@ -28,7 +28,7 @@ from apps.corpus.search.embedding_cache import EmbeddingCache
 from apps.corpus.text import detect_language, search_config_for
 from apps.corpus.text.search_form import search_form
 
-# Progress while the pages are read: from the claim's 5% to 15%; embedding takes the rest.
+# Progress while the pages are read: from the claim's 5% to 15%; embedding takes 80 more.
 PARSE_START, PARSE_END = 5, 15
 
 
@@ -67,7 +67,7 @@ def document_index(
     document_status_set(document, DocumentStatus.PROCESSING, progress=PARSE_END)
 
     def report(done: int) -> None:
-        percent = 15 + int(80 * done / max(1, len(drafts)))
+        percent = PARSE_END + int(80 * done / max(1, len(drafts)))
         document_status_set(document, DocumentStatus.PROCESSING, progress=percent)
         if on_progress:
             on_progress(percent)
