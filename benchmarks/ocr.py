@@ -2,11 +2,14 @@
 path) against the text of the same pages, English and Persian, and pages per minute.
 
     .venv/bin/python benchmarks/ocr.py [--pdf FILE] [--pages N] [--dpi 200]
+        [--persian-corpus CORPUS.jsonl]
 
 English: pages of a real PDF (default: the Shared MIME-info specification Debian ships), each
 rendered by pdftoppm at --dpi exactly as a scanned page is, read by `ocr_image`, and compared
-with pypdf's text layer of the same page. Persian: the guide's Persian pages (docs/guide/fa-*)
-printed to PDF by Chromium, scanned the same way, and compared with the text Chromium laid
+with pypdf's text layer of the same page. Persian: the guide's Persian pages (docs/guide/fa-*),
+six paragraphs to a printed page, and with --persian-corpus the first N passages of a BEIR
+corpus file (title and text, e.g. PersianQA's), each printed to PDF by Chromium, scanned the
+same way, and compared with the text Chromium laid
 out (the HTML's text: a Chromium PDF's own text layer holds Persian in visual order, which is
 no reference). CER = Levenshtein distance / reference length, both whitespace-collapsed and
 NFKC-normalised (the platform's normalise_text); figures are the total over all pages.
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import subprocess
 import sys
 import tempfile
@@ -92,21 +96,37 @@ def english_pages(pdf: Path, count: int, dpi: int) -> list[tuple[Image.Image, st
 
 
 def persian_pages(count: int, dpi: int) -> list[tuple[Image.Image, str]]:
+    """The guide's Persian pages, six paragraphs (headings and prose) to a printed page."""
     found: list[tuple[Image.Image, str]] = []
-    for source in sorted((ROOT / "docs/guide").glob("fa-*.md"))[:count]:
+    for source in sorted((ROOT / "docs/guide").glob("fa-*.md")):
         body = MarkdownIt("commonmark").render(source.read_text(encoding="utf-8"))
-        # One printed page per source: the opening of the page, as a short scanned letter.
-        html = LexborHTMLParser(body)
-        paragraphs = [node.text() for node in html.css("h1, h2, p")][:6]
-        page = "".join(f"<p>{p}</p>" for p in paragraphs)
-        pdf = print_pdf(
-            f'<html lang="fa" dir="rtl"><meta charset="utf-8"><body style="font-size:16px">{page}'
-        )
-        with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "page.pdf"
-            path.write_bytes(pdf)
-            found.append((render(path, 1, dpi), " ".join(paragraphs)))
+        paragraphs = [node.text() for node in LexborHTMLParser(body).css("h1, h2, p")]
+        for start in range(0, len(paragraphs), 6):
+            found.append(persian_page(paragraphs[start : start + 6], dpi))
+    return found[:count]
+
+
+def persian_passages(corpus: Path, count: int, dpi: int) -> list[tuple[Image.Image, str]]:
+    """The first `count` passages of a BEIR corpus file, title and text, one printed page each."""
+    found: list[tuple[Image.Image, str]] = []
+    with corpus.open(encoding="utf-8") as lines:
+        for line in lines:
+            record = json.loads(line)
+            found.append(persian_page([record.get("title", ""), record["text"][:1500]], dpi))
+            if len(found) == count:
+                break
     return found
+
+
+def persian_page(paragraphs: list[str], dpi: int) -> tuple[Image.Image, str]:
+    page = "".join(f"<p>{p}</p>" for p in paragraphs if p)
+    pdf = print_pdf(
+        f'<html lang="fa" dir="rtl"><meta charset="utf-8"><body style="font-size:16px">{page}'
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "page.pdf"
+        path.write_bytes(pdf)
+        return render(path, 1, dpi), " ".join(p for p in paragraphs if p)
 
 
 def print_pdf(html: str) -> bytes:
@@ -135,12 +155,18 @@ def main() -> None:
     parser.add_argument("--pdf", type=Path, default=DEFAULT_PDF)
     parser.add_argument("--pages", type=int, default=5)
     parser.add_argument("--dpi", type=int, default=200)
+    parser.add_argument("--persian-corpus", type=Path, help="a BEIR corpus.jsonl of Persian text")
     args = parser.parse_args()
     options = OcrOptions(max_pages=10_000, page_timeout_s=300.0, dpi=args.dpi)
-    for name, pages in (
+    sets = [
         ("English", english_pages(args.pdf, args.pages, args.dpi)),
-        ("Persian", persian_pages(args.pages, args.dpi)),
-    ):
+        ("Persian (guide)", persian_pages(args.pages, args.dpi)),
+    ]
+    if args.persian_corpus:
+        sets.append(
+            ("Persian (passages)", persian_passages(args.persian_corpus, args.pages, args.dpi))
+        )
+    for name, pages in sets:
         cer, per_minute, unread = measure(pages, options)
         print(
             f"{name}: {len(pages)} pages at {args.dpi} dpi, CER {cer:.2%}, "

@@ -100,3 +100,18 @@ def test_a_page_over_its_time_limit_is_recorded_not_waited_for(english_scan: byt
 def test_without_ocr_an_image_has_no_text() -> None:
     with pytest.raises(EmptyDocument, match="OCR is turned off"):
         parse_document(filename="a.png", data=files.image_bytes("PNG"))
+
+
+def test_persian_punctuation_is_read_as_persian_not_latin() -> None:
+    # The Persian model reads «،» and «؟» as "," and "?"; after a Persian letter they are put back.
+    sentence = "هزینه‌های سفر، هتل، غذا و بلیت قطار پرداخت می‌شود؟"
+    html = (
+        '<!doctype html><html lang="fa" dir="rtl"><head><meta charset="utf-8"></head>'
+        f"<body style='font-size:18px'><p>{sentence}</p></body></html>"
+    )
+    parsed = parse_document(
+        filename="نشانه.pdf", data=scans.scanned(scans.chromium_pdf(html)), ocr=OCR
+    )
+    text = _text(parsed.blocks)
+    assert "سفر، هتل، غذا" in text and "می\u200cشود؟" in text
+    assert "," not in text and "?" not in text

@@ -27,8 +27,14 @@ MODELS = ("eng", "fas")
 # right-aligned Persian lines into false columns (words dropped and doubled); one uniform block
 # (6) reads them whole but drops larger headings, so both run and the more confident wins.
 LAYOUTS = {"eng": (3,), "fas": (3, 6)}
-# Words Tesseract itself scores below this are noise (speckles read as letters).
-MIN_WORD_CONFIDENCE = 30.0
+# Words Tesseract itself scores below this are noise (speckles read as letters). The Persian
+# model scores real words lower (joined letters, diacritics): at 30 it dropped whole words from
+# clean Chromium renders, at 15 it keeps them (benchmarks/ocr.py: Persian CER 4.4% -> 2.9%).
+MIN_WORD_CONFIDENCE = {"eng": 30.0, "fas": 15.0}
+# The Persian model reads the Arabic comma, semicolon and question mark as their Latin shapes;
+# after a Persian letter only the Arabic ones are right.
+PERSIAN_PUNCTUATION = str.maketrans({",": "\u060c", ";": "\u061b", "?": "\u061f"})
+_AFTER_PERSIAN_LETTER = re.compile(r"(?<=[\u0600-\u06ff])[,;?]")
 # A page whose words average below this reads as no text at all (a photo, a blank scan).
 MIN_PAGE_CONFIDENCE = 40.0
 # Fewer letters than this and a page holds no text worth indexing.
@@ -139,11 +145,17 @@ def _page_from_words(data: dict[str, list[object]], *, model: str) -> OcrPage:
     for i, word in enumerate(data["text"]):
         confidence = float(str(data["conf"][i]))
         text = str(word).strip()
-        if not text or confidence < MIN_WORD_CONFIDENCE:
+        if not text or confidence < MIN_WORD_CONFIDENCE[model]:
             continue
+        if model == "fas":
+            text = _persian_punctuation(text)
         key = (int(str(data["block_num"][i])), int(str(data["par_num"][i])))
         paragraphs.setdefault(key, []).append(text)
         confidences.append(confidence)
     mean = sum(confidences) / len(confidences) if confidences else 0.0
     texts = tuple(" ".join(words) for words in paragraphs.values())
     return OcrPage(paragraphs=texts, confidence=round(mean, 1), model=model)
+
+
+def _persian_punctuation(word: str) -> str:
+    return _AFTER_PERSIAN_LETTER.sub(lambda mark: mark[0].translate(PERSIAN_PUNCTUATION), word)
