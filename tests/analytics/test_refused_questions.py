@@ -47,7 +47,7 @@ def _turn_log_refused(period: Period) -> list[QuestionCount]:
 def world() -> World:
     world = world_build()
     readable = itertools.cycle([[world.a.pk], [world.b.pk], None])
-    users = list(world.g1.user_set.all()) + [None]
+    users = [*world.g1.user_set.all(), None]
     for n, question in enumerate(QUESTIONS):
         turn = TurnFactory.create(
             conversation=ConversationFactory.create(user=users[n % len(users)]),
