@@ -8,8 +8,10 @@ server of DATABASE_URL), never in the platform's. It migrates that database, see
 turns spread over the last `--days` days with one INSERT ... SELECT generate_series per table
 (conversations, turns, the categories decided at each turn, feedback, citations), runs the
 daily-count refresh for every day (timed), then requests the dashboard through Django's test
-client as a superuser (every panel, the two question lists included) and as an analyst (the
-aggregates only), for a 30-day and a 365-day range (and as a superuser for a year filtered to
+client in every role that may open it: a superuser (every panel, the two question lists
+included), an analyst (the aggregates only) and an analyst who is also an auditor (the question
+lists too, with the document lists cut to the collections it may read), for a 30-day and a
+365-day range (and as a superuser for a year filtered to
 one category): the median of `--repeat` timed requests after one warm-up, and the number of
 SQL queries each request ran. `--reuse` measures again a
 database kept (`--keep`) from an earlier run, without seeding or counting; the database is
@@ -30,6 +32,9 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 DATABASE = "ragbench_dashboard"
+# Every role that may open the dashboard, with the groups (migration 0008's roles) it is in:
+# auditors may read turns, so one who is also an analyst sees the question lists.
+ROLES = {"superuser": (), "analyst": ("analysts",), "analyst+auditor": ("analysts", "auditors")}
 
 # The columns each bulk INSERT sets, as SQL over the row number `n` (and, for turns, a random
 # confidence `c`); every other column of the model gets its Django default, so a column added
@@ -90,6 +95,7 @@ CITATION = {
 
 def main() -> None:
     args = _arguments()
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]  # progress as it goes
     _django_setup()
     from django.db import connection
 
@@ -103,14 +109,16 @@ def main() -> None:
             print(
                 f"turns: {_turns():,}  daily-count refresh of {args.days} days: {refresh_s:.1f} s"
             )
-        print(f"load average: {os.getloadavg()[0]:.2f}")
-        for who, client in (("superuser", _client(True)), ("analyst", _client(False))):
+        print("load average: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
+        print(f"refused-question rows: {_refused_rows():,} (every cut), for the lists to sum")
+        for role in ROLES:
+            client = _client(role)
             for days in (30, 365):
                 median, queries = _measure(client, days, args.repeat)
-                print(f"{who:>9} {days:>3}-day range: median {median:7.1f} ms, {queries} queries")
+                print(f"{role:>17} {days:>3}-day range: median {median:7.1f} ms, {queries} queries")
         # A category filter reads other rows of the same counts: the same queries.
         category = _first_category()
-        median, queries = _measure(_client(True), 365, args.repeat, category=category)
+        median, queries = _measure(_client("superuser"), 365, args.repeat, category=category)
         print(f"superuser 365-day range, one category: median {median:7.1f} ms, {queries} queries")
     finally:
         connection.close()
@@ -156,6 +164,12 @@ def _turns() -> int:
     from apps.answers.models import Turn
 
     return Turn.objects.count()
+
+
+def _refused_rows() -> int:
+    from apps.analytics.models import DailyRefusedQuestion
+
+    return DailyRefusedQuestion.objects.count()
 
 
 def _seed(*, turns: int, days: int) -> None:
@@ -246,16 +260,16 @@ def _refresh(*, days: int) -> float:
     return time.perf_counter() - started
 
 
-def _client(superuser: bool) -> Any:
+def _client(role: str) -> Any:
     from django.contrib.auth.models import Group, User
     from django.test import Client
 
-    name = "bench-admin" if superuser else "bench-analyst"
+    superuser = role == "superuser"
     user, _ = User.objects.get_or_create(
-        username=name, defaults={"is_staff": True, "is_superuser": superuser}
+        username=f"bench-{role.replace(' ', '-')}",
+        defaults={"is_staff": True, "is_superuser": superuser},
     )
-    if not superuser:
-        user.groups.add(Group.objects.get(name="analysts"))
+    user.groups.add(*Group.objects.filter(name__in=ROLES[role]))
     client = Client()
     client.force_login(user)
     return client

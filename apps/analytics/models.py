@@ -8,6 +8,7 @@ from functools import reduce
 
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.functions import MD5
 
 from apps.answers.composing.confidence import ConfidenceBand
 from apps.answers.models import Conversation, Turn
@@ -218,6 +219,40 @@ class DailyDocumentCount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.day} document {self.document_id}: {self.turns} turns"
+
+
+class DailyRefusedQuestion(models.Model):
+    """How many of a day's refused turns asked one question (its exact text), cut by the
+    collections the turn could read, its asker's groups and the categories decided at it as
+    `DailyTurnCount` is.
+
+    The dashboard's "most often refused" list sums these over a period instead of grouping the
+    period's refused turns by their text on every view. The text is kept as asked, not
+    normalised, so the list shows the same rows as the turn list it links to.
+    """
+
+    day = models.DateField()
+    collection = models.PositiveIntegerField(default=ANY)
+    group = models.PositiveIntegerField(default=ANY)
+    category = models.PositiveIntegerField(default=ANY)
+    question = models.TextField()
+    turns = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            # By the text's digest: a long question would not fit a B-tree entry. The leading
+            # cut and day columns serve the dashboard's range read.
+            models.UniqueConstraint(
+                F("collection"), F("group"), F("category"), F("day"), MD5("question"),
+                name="analytics_daily_refused_question_once",
+            ),
+            models.CheckConstraint(
+                condition=Q(turns__gte=1), name="analytics_daily_refused_question_has_turns"
+            ),
+        ]  # fmt: skip
+
+    def __str__(self) -> str:
+        return f"{self.day} {self.question[:40]!r}: {self.turns} refused"
 
 
 class TurnCategory(models.Model):

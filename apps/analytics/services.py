@@ -16,6 +16,7 @@ from apps.analytics.models import (
     DailyCategoryCount,
     DailyDocumentCount,
     DailyLatencyCount,
+    DailyRefusedQuestion,
     DailyTurnCount,
     TurnCategory,
 )
@@ -116,7 +117,13 @@ def _attribution_store(turn: Turn, aliases: tuple[str, ...]) -> None:
 
 # Any fixed int4 naming this lock; the day is the second key.
 _COUNTS_LOCK = 0x0DA1C0
-_DAY_TABLES = (DailyTurnCount, DailyLatencyCount, DailyCategoryCount, DailyDocumentCount)
+_DAY_TABLES = (
+    DailyTurnCount,
+    DailyLatencyCount,
+    DailyCategoryCount,
+    DailyDocumentCount,
+    DailyRefusedQuestion,
+)
 
 
 @dataclass(frozen=True)
@@ -138,6 +145,7 @@ def daily_counts_refresh(*, day: dt.date) -> DayCounted:
         DailyLatencyCount.objects.bulk_create(rows.latency, batch_size=1000)
         DailyCategoryCount.objects.bulk_create(rows.categories, batch_size=1000)
         DailyDocumentCount.objects.bulk_create(rows.documents, batch_size=1000)
+        DailyRefusedQuestion.objects.bulk_create(rows.refused_questions, batch_size=1000)
     uncut = [r for r in rows.turns if r.collection == ANY and r.group == ANY]
     return DayCounted(
         day=day, turns=sum(r.turns for r in uncut), composers=len({r.composer for r in uncut})

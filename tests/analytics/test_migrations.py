@@ -8,15 +8,16 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from apps.analytics.models import DailyTurnCount
+from apps.analytics.models import ANY, DailyRefusedQuestion, DailyTurnCount
 from apps.analytics.services import daily_counts_refresh
 from apps.answers.models import Turn
 from tests.factories import TurnFactory
 
 BEFORE = [("analytics", "0005_daily_turn_counts")]
 # Through the first backfill (per composer), the re-cut by intent that replaced its rows, and
-# the category cut, which keeps them as the rows of every category.
-AFTER = [("analytics", "0011_daily_counts_cut_by_category")]
+# the category cut, which keeps them as the rows of every category (and the refused questions'
+# table, which the refresh writes too).
+AFTER = [("analytics", "0012_daily_refused_questions")]
 
 
 def _migrate(targets: list[tuple[str, str]]) -> None:
@@ -50,3 +51,35 @@ def _rows() -> list[tuple[dt.date, str, int, int]]:
 def _leaf_nodes() -> list[tuple[str, str]]:
     executor = MigrationExecutor(connection)
     return executor.loader.graph.leaf_nodes()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_backfill_counts_the_refused_questions_already_stored() -> None:
+    _migrate([("analytics", "0011_daily_counts_cut_by_category")])
+    try:
+        asked = [(1, "Can I?", True), (1, "Can I?", True), (1, "May I?", True), (2, "Can I?", True)]
+        for day, question, refused in [*asked, (2, "Answered", False)]:
+            turn = TurnFactory.create(question=question, refused=refused)
+            when = dt.datetime(2026, 3, day, 12, tzinfo=dt.UTC)
+            Turn.objects.filter(pk=turn.pk).update(created_at=when)
+        _migrate([("analytics", "0012_daily_refused_questions")])
+        backfilled = _refused_rows()
+        for day in (dt.date(2026, 3, 1), dt.date(2026, 3, 2)):
+            daily_counts_refresh(day=day)
+        # The refresh adds the cuts; its uncut rows are the backfilled ones.
+        assert (
+            backfilled
+            == _refused_rows()
+            == {
+                (dt.date(2026, 3, 1), "Can I?", 2),
+                (dt.date(2026, 3, 1), "May I?", 1),
+                (dt.date(2026, 3, 2), "Can I?", 1),
+            }
+        )
+    finally:
+        _migrate(_leaf_nodes())
+
+
+def _refused_rows() -> set[tuple[dt.date, str, int]]:
+    uncut = DailyRefusedQuestion.objects.filter(collection=ANY, group=ANY, category=ANY)
+    return set(uncut.values_list("day", "question", "turns"))

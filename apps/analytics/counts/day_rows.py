@@ -4,7 +4,8 @@ Five bounded queries read the day (its turns, their askers' groups, the collecti
 could read all of them, the categories decided at each turn, the documents each cited); every
 count table's rows are then built in Python, so the refresh costs the same whatever the cuts.
 The category is a cut like the collection and the group, so a dashboard filtered to one reads
-rows too: a turn adds to the `ANY` row and to the row of each category decided at it.
+rows too: a turn adds to the `ANY` row and to the row of each category decided at it. A refused
+turn's question text is counted the same way, so the "most often refused" list reads rows too.
 `services.daily_counts_refresh` writes them.
 """
 
@@ -27,6 +28,7 @@ from apps.analytics.models import (
     DailyCategoryCount,
     DailyDocumentCount,
     DailyLatencyCount,
+    DailyRefusedQuestion,
     DailyTurnCount,
     TurnCategory,
 )
@@ -62,6 +64,7 @@ class TurnFacts:
     fallback: bool
     total_ms: float | None
     feedback: str  # a FeedbackRating value, or "" when the asker gave none
+    question: str  # as asked; only refused turns' texts are counted
     collections: tuple[int, ...]
     groups: tuple[int, ...]
     categories: tuple[int, ...] = (ANY,)
@@ -94,6 +97,7 @@ class DayRows:
     latency: list[DailyLatencyCount] = field(default_factory=list)
     categories: list[DailyCategoryCount] = field(default_factory=list)
     documents: list[DailyDocumentCount] = field(default_factory=list)
+    refused_questions: list[DailyRefusedQuestion] = field(default_factory=list)
 
 
 def day_rows(day: dt.date) -> DayRows:
@@ -112,6 +116,7 @@ def day_rows(day: dt.date) -> DayRows:
         turns=_turn_rows(day, facts),
         latency=_latency_rows(day, facts),
         categories=_category_rows(day, by_pk, decisions),
+        refused_questions=_refused_question_rows(day, facts),
         documents=_document_rows(
             day, by_pk, cited.values_list("turn_id", "document_id").order_by().distinct()
         ),
@@ -134,6 +139,7 @@ def _turn_facts(
         .values_list(
             "pk", "composer", "intent", "refused", "confidence", "confidence_band",
             "fallback_reason", "readable_collections", "feedback__rating", "conversation__user_id",
+            "question",
         )
         .annotate(total_ms=Cast(KT("timings_ms__total_ms"), FloatField()))
     )  # fmt: skip
@@ -150,12 +156,13 @@ def _turn_facts(
             fallback=bool(fallback),
             total_ms=total_ms,
             feedback=rating or "",
+            question=question,
             collections=(ANY, *(every_collection if readable is None else _ids(readable))),
             groups=(ANY, *groups.get(user_id, ())),
             categories=(ANY, *categories.get(pk, ())),
         )
         for (pk, composer, intent, refused, confidence, band, fallback, readable, rating, user_id,
-             total_ms) in rows
+             question, total_ms) in rows
     ]  # fmt: skip
 
 
@@ -237,4 +244,18 @@ def _document_rows(
             category=category, turns=n,
         )
         for (document_id, collection, group, category), n in counts.items()
+    ]  # fmt: skip
+
+
+def _refused_question_rows(day: dt.date, facts: Iterable[TurnFacts]) -> list[DailyRefusedQuestion]:
+    counts: Counter[tuple[int, int, int, str]] = Counter()
+    for fact in facts:
+        if fact.refused:
+            counts.update((*cut, fact.question) for cut in fact.category_cuts())
+    return [
+        DailyRefusedQuestion(
+            day=day, collection=collection, group=group, category=category, question=question,
+            turns=n,
+        )
+        for (collection, group, category, question), n in counts.items()
     ]  # fmt: skip

@@ -1,9 +1,10 @@
 """The dashboard's two question lists: most often refused, and answered with least confidence.
 
-Unlike the rest of the dashboard these read the turn log, since a question's text cannot be
-pre-aggregated usefully; each is bounded by the period on the indexed `created_at` and returns
-ten rows. Only readers who may see turns get them (analysts see the aggregates, never a
-question).
+"Most often refused" sums the pre-aggregated `DailyRefusedQuestion` rows of the period (one per
+day, cut and question text), so a year costs a few hundred thousand narrow rows at most, not a
+grouping of every refused turn by its text. "Least confident" reads the turn log: it walks the
+partial index on (confidence, created_at) and stops after ten rows. Only readers who may see
+turns get them (analysts see the aggregates, never a question).
 """
 
 from __future__ import annotations
@@ -11,10 +12,10 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
+from django.db.models import Q, Sum
 
 from apps.analytics.dashboard.selectors import Period
-from apps.analytics.models import ANY
+from apps.analytics.models import ANY, DailyRefusedQuestion
 from apps.answers.models import Turn
 from apps.answers.turn.cuts import asker_group_q, local_days_q, readable_collection_q
 
@@ -50,10 +51,10 @@ def period_turns_q(period: Period) -> Q:
 
 def questions_refused(*, period: Period) -> list[QuestionCount]:
     rows = (
-        Turn.objects.filter(period_turns_q(period), refused=True)
+        period.cut(DailyRefusedQuestion.objects.all())
         .order_by()
         .values("question")
-        .annotate(turns=Count("pk"))
+        .annotate(turns=Sum("turns"))
         .order_by("-turns", "question")[:SHOWN]
     )
     return [QuestionCount(r["question"], r["turns"]) for r in rows]

