@@ -127,6 +127,7 @@ async def _rounds(args: argparse.Namespace, deployment: Any, cookies: list[str])
 
     timeout = args.pieces * args.delay + 60
     runs: dict[str, list[ClientRun]] = {"direct": [], "nginx": []}
+    by_round: list[list[ClientRun]] = []
     for n in range(2 * args.rounds):
         path = "direct" if n % 2 == 0 else "nginx"
         batch = []
@@ -139,13 +140,15 @@ async def _rounds(args: argparse.Namespace, deployment: Any, cookies: list[str])
             batch.append(
                 ClientRun("ws" if i % 2 else "sse", ask_on, resume_on if dropped else None, cookie)
             )
-        runs[path] += await asyncio.gather(
+        done = await asyncio.gather(
             *(
                 _after(i * args.ramp / len(batch), client_run(r, timeout))
                 for i, r in enumerate(batch)
             )
         )
-    return runs
+        runs[path] += done
+        by_round.append(done)
+    return {**runs, "by_round": by_round}
 
 
 async def _after(delay_s: float, run: Any) -> Any:
@@ -197,8 +200,16 @@ def figures_compute(args: argparse.Namespace, rounds: dict[str, list]) -> dict[s
         "piece_delay_s": args.delay,
         "ramp_s": args.ramp,
     }
-    for path, runs in rounds.items():
-        figures[path] = _path_figures(args, runs)
+    from benchmarks.stream_load import _pct
+
+    for path in ("direct", "nginx"):
+        figures[path] = _path_figures(args, rounds[path])
+    # Each round's median alone (direct, nginx, direct, ...): the machine's other work moves
+    # between rounds, so a difference between paths counts only if it holds in every pair.
+    figures["first_event_ms_p50_by_round"] = [
+        _pct(sorted((r.first_at - r.sent_at) * 1000 for r in runs if r.first_at), 50)
+        for runs in rounds["by_round"]
+    ]
     return figures
 
 
@@ -249,7 +260,9 @@ def failures(args: argparse.Namespace, figures: dict[str, Any]) -> list[str]:
             found.append(f"{path}: {f['events_lost']} lost, {f['events_duplicated']} repeated")
         if f["dropped_and_resumed"] != f["dropped"]:
             found.append(f"{path}: {f['dropped_and_resumed']} of {f['dropped']} resumed")
-        if f["tokens_spread_min"] is None or f["tokens_spread_min"] < 0.5:
+        # A buffered answer arrives in one burst (a spread near 0); a busy machine squeezes
+        # a streamed one too, but not below a fifth of the time it was written over.
+        if f["tokens_spread_min"] is None or f["tokens_spread_min"] < 0.2:
             found.append(f"{path}: an answer arrived in a burst ({f['tokens_spread_min']})")
     if not any("test is successful" in line for line in figures["nginx_t"]):
         found.append(f"nginx -t: {figures['nginx_t']}")
