@@ -7,10 +7,11 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.processes import Server, socket_next, socket_to, sse_client, sse_envelopes
+from tests.processes import Endpoint, socket_next, socket_to, sse_client, sse_envelopes
 
 QUESTION = "How many days of leave?"
 TERMINAL = {"finished", "failed"}
@@ -19,8 +20,8 @@ TERMINAL = {"finished", "failed"}
 @dataclass
 class ClientRun:
     transport: str  # "ws" or "sse"
-    ask_on: Server
-    resume_on: Server | None  # drop after `drop_after` tokens and resume there
+    ask_on: Endpoint
+    resume_on: Endpoint | None  # drop after `drop_after` tokens and resume there
     cookie: str
     drop_after: int = 2
     turn: int | None = None
@@ -29,6 +30,7 @@ class ClientRun:
     first_at: float | None = None
     ended_at: float | None = None
     received: list[dict[str, Any]] = field(default_factory=list)
+    arrivals: list[float] = field(default_factory=list)  # when each of `received` came
     gaps: list[float] = field(default_factory=list)
     error: str = ""
     following_again: bool = False  # reconnected to `resume_on`
@@ -46,6 +48,7 @@ class ClientRun:
         self._last_at = now
         self.turn = envelope["turn"]
         self.received.append(envelope)
+        self.arrivals.append(now)
         if envelope["type"] in TERMINAL:
             self.ended_at = now
             return True
@@ -102,9 +105,9 @@ async def _ws_ask(run: ClientRun, timeout_s: float) -> bool:
                 return False
 
 
-async def _ws_follow(run: ClientRun, server: Server, timeout_s: float) -> None:
+async def _ws_follow(run: ClientRun, server: Endpoint, timeout_s: float) -> None:
     async with socket_to(server, run.cookie) as ws:
-        await ws.send(json.dumps({"type": "resume", "turn_id": run.turn, "last_seq": run.last_seq}))
+        await ws.send(json.dumps({"type": "resume", "turn": run.turn, "last_seq": run.last_seq}))
         run.following_again = True
         while not run.take(await socket_next(ws, timeout_s)):
             pass
@@ -126,7 +129,7 @@ async def _sse_ask(run: ClientRun, timeout_s: float) -> bool:
     return False
 
 
-async def _sse_follow(run: ClientRun, server: Server, timeout_s: float) -> None:
+async def _sse_follow(run: ClientRun, server: Endpoint, timeout_s: float) -> None:
     headers = {"Last-Event-ID": str(run.last_seq)}
     async with (
         sse_client(server, run.cookie, timeout_s=timeout_s) as client,
@@ -138,7 +141,7 @@ async def _sse_follow(run: ClientRun, server: Server, timeout_s: float) -> None:
                 return
 
 
-async def client_resume(run: ClientRun, servers: list[Server], timeout_s: float) -> ClientRun:
+async def client_resume(run: ClientRun, servers: Sequence[Endpoint], timeout_s: float) -> ClientRun:
     """Follow `run`'s turn again after its connection ended without a terminal event, as the
     chat page does after a close (a pause of 0.5 s doubling to 8 s, either server) and an
     EventSource after a cut stream, until the turn's end or `timeout_s`."""

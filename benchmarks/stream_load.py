@@ -68,14 +68,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def database_fresh() -> None:
+def database_fresh(name: str = DATABASE) -> None:
     """A new database for the run (dropped first if a previous run left it), migrated."""
     import django
     import psycopg
     from django.conf import settings
     from psycopg import sql
 
-    settings.DATABASES["default"]["NAME"] = DATABASE
+    settings.DATABASES["default"]["NAME"] = name
     django.setup()
     from django.core.management import call_command
     from django.db import connection
@@ -85,9 +85,9 @@ def database_fresh() -> None:
     conninfo = {k: v for k, v in params.items() if k in keep and v}
     with psycopg.connect(**conninfo, dbname="postgres", autocommit=True) as admin:
         admin.execute(
-            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(DATABASE))
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
         )
-        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(DATABASE)))
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
     call_command("migrate", verbosity=0)
 
 

@@ -7,7 +7,9 @@
 #   scripts/system-deps.sh            all of that, and what the tests and benchmarks start:
 #                                     Chromium, OpenLDAP's slapd, Node and npm, the Python
 #                                     documentation a benchmark crawls, Samba's smbd and Dovecot
-#                                     (the SMB share and IMAP mailbox the source tests start); then the npm package of the
+#                                     (the SMB share and IMAP mailbox the source tests start), nginx
+#                                     (the deployment test and benchmark run the guide's
+#                                     configuration in it); then the npm package of the
 #                                     OpenID provider the identity tests start, into
 #                                     tests/identity/oidc_provider/node_modules.
 set -euo pipefail
@@ -34,6 +36,10 @@ if [ "$scope" = all ]; then
     # tests/sources start their own smbd and Dovecot (configs in a temp dir, loopback ports).
     [ -x /usr/sbin/smbd ] || missing+=(samba)
     [ -x /usr/sbin/dovecot ] || missing+=(dovecot-imapd)
+    # tests/ragplatform/test_deployment.py and benchmarks/deployment.py start their own nginx
+    # (a prefix in a temp dir, loopback ports) with the guide's configuration; the system
+    # service the package may start on port 80 is not used.
+    [ -x /usr/sbin/nginx ] || missing+=(nginx)
 fi
 if [ ${#missing[@]} -gt 0 ]; then
     sudo=""

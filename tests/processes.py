@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -15,7 +16,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 from django.conf import settings
@@ -25,6 +26,22 @@ from websockets.asyncio.client import ClientConnection, connect
 ROOT = Path(__file__).resolve().parent.parent
 CSRF_TOKEN = "a" * 32  # any 32 letters: Django compares the cookie with the header
 Envelope = dict[str, Any]
+
+
+class Endpoint(Protocol):
+    """Where clients connect: a daphne process itself, or a proxy in front of several."""
+
+    @property
+    def http(self) -> str: ...
+
+    @property
+    def tls(self) -> ssl.SSLContext | None: ...
+
+    @property
+    def origin(self) -> str: ...
+
+    @property
+    def forwarded(self) -> dict[str, str]: ...
 
 
 def free_port() -> int:
@@ -44,10 +61,19 @@ class Server:
     # The checkout it serves: `python -m` puts the working directory first on the path, so
     # another checkout's code is only what runs when the process starts in it.
     root: Path = ROOT
+    # The page origin its clients send, when the site is served elsewhere (behind a proxy).
+    site_origin: str = ""
+    # Headers its clients add as a proxy would (X-Forwarded-Proto), to reach it directly.
+    forwarded: dict[str, str] = field(default_factory=dict)
+    tls: ssl.SSLContext | None = None
 
     @property
     def http(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def origin(self) -> str:
+        return self.site_origin or self.http
 
     def start(self, timeout_s: float = 60) -> Server:
         command = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port)]
@@ -143,10 +169,10 @@ def session_cookie(user: Any) -> str:
 
 
 @contextlib.asynccontextmanager
-async def socket_to(server: Server, cookie: str) -> AsyncIterator[ClientConnection]:
-    url = f"ws://127.0.0.1:{server.port}/ws/chat/"
-    headers = {"Cookie": cookie, "Origin": server.http}
-    async with connect(url, additional_headers=headers, open_timeout=10) as ws:
+async def socket_to(server: Endpoint, cookie: str) -> AsyncIterator[ClientConnection]:
+    url = server.http.replace("http", "ws", 1) + "/ws/chat/"
+    headers = {**server.forwarded, "Cookie": cookie, "Origin": server.origin}
+    async with connect(url, additional_headers=headers, open_timeout=10, ssl=server.tls) as ws:
         yield ws
 
 
@@ -165,15 +191,19 @@ async def _recv(ws: ClientConnection, timeout_s: float) -> str:
     return raw if isinstance(raw, str) else raw.decode()
 
 
-def sse_client(server: Server, cookie: str, *, timeout_s: float = 60) -> httpx.AsyncClient:
+def sse_client(server: Endpoint, cookie: str, *, timeout_s: float = 60) -> httpx.AsyncClient:
     return httpx.AsyncClient(
         base_url=server.http,
         headers={
+            **server.forwarded,
             "Cookie": f"{cookie}; {settings.CSRF_COOKIE_NAME}={CSRF_TOKEN}",
             "X-CSRFToken": CSRF_TOKEN,
+            # As a browser's fetch sends it: over HTTPS, Django's CSRF check wants an origin.
+            "Origin": server.origin,
             "Accept": "text/event-stream",
         },
         timeout=timeout_s,
+        verify=server.tls or True,
     )
 
 
