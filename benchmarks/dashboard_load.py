@@ -21,6 +21,7 @@ dropped at the end unless `--keep`.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import statistics
@@ -95,7 +96,8 @@ CITATION = {
 
 def main() -> None:
     args = _arguments()
-    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[attr-defined]  # progress as it goes
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(line_buffering=True)  # progress as it goes
     _django_setup()
     from django.db import connection
 

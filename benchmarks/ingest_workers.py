@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ingest import SourceFile
 
+    from apps.corpus.models import Collection
+
 REPO = Path(__file__).resolve().parent.parent
 TICKS = os.sysconf("SC_CLK_TCK")
 START_TIMEOUT_S = 180.0
@@ -119,7 +121,7 @@ def _workers_wait(ids: Sequence[str], processes: Sequence[subprocess.Popen[bytes
         time.sleep(0.2)
 
 
-def _documents_wait(collection: object, processes: Sequence[subprocess.Popen[bytes]]) -> None:
+def _documents_wait(collection: Collection, processes: Sequence[subprocess.Popen[bytes]]) -> None:
     from apps.corpus.models import Document
 
     waiting = Document.objects.filter(collection=collection, status__in=("pending", "processing"))

@@ -36,8 +36,8 @@ def test_backfill_counts_the_turns_already_stored() -> None:
             Turn.objects.filter(pk=turn.pk).update(created_at=when)
         _migrate(AFTER)
         backfilled = _rows()
-        for day in (dt.date(2026, 3, 1), dt.date(2026, 3, 2)):
-            daily_counts_refresh(day=day)  # the service, as the turn-end step would count
+        for refreshed in (dt.date(2026, 3, 1), dt.date(2026, 3, 2)):
+            daily_counts_refresh(day=refreshed)  # the service, as the turn-end step would count
         assert backfilled == _rows()
         assert sum(turns for _, _, turns, _ in backfilled) == 3
     finally:
@@ -64,8 +64,8 @@ def test_backfill_counts_the_refused_questions_already_stored() -> None:
             Turn.objects.filter(pk=turn.pk).update(created_at=when)
         _migrate([("analytics", "0012_daily_refused_questions")])
         backfilled = _refused_rows()
-        for day in (dt.date(2026, 3, 1), dt.date(2026, 3, 2)):
-            daily_counts_refresh(day=day)
+        for refreshed in (dt.date(2026, 3, 1), dt.date(2026, 3, 2)):
+            daily_counts_refresh(day=refreshed)
         # The refresh adds the cuts; its uncut rows are the backfilled ones.
         assert (
             backfilled

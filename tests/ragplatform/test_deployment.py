@@ -92,6 +92,7 @@ async def test_questions_over_both_transports_through_nginx_lose_nothing_and_res
     for run in runs:
         assert run.error == ""
         assert run.terminal is not None and run.terminal["type"] == "finished"
+        assert run.turn is not None
         stored = await sync_to_async(turn_events_since)(turn_id=run.turn)
         assert sorted({e["seq"] for e in run.received}) == [e["seq"] for e in stored]
         assert len(run.received) == len(stored)  # none twice
