@@ -111,7 +111,8 @@ def test_an_answer_cut_off_by_the_token_limit_is_partial(
 ) -> None:
     handbook_load(embedder)
     chat = chat_model(llm_server.base_url, llm_server.model)
-    composer = OpenAIComposer(chat, timeout_s=120, max_tokens=8)
+    # Two tokens: no reply the model might give ends that soon (at 8 it once said all it had).
+    composer = OpenAIComposer(chat, timeout_s=120, max_tokens=2)
     providers = providers_fake(embedder, composer=composer)  # type: ignore[arg-type]
 
     turn, events = turn_events(providers, QUESTION)
