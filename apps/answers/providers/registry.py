@@ -28,6 +28,7 @@ from apps.answers.routing.fallback import FallbackClassifier
 from apps.answers.routing.llm import LLMClassifier
 from apps.answers.routing.trained import TrainedClassifier
 from apps.answers.routing.types import QueryClassifier
+from apps.answers.sentence_vectors.stored import StoredSentenceVectors
 from apps.corpus.search.embedders import Embedder, default_embedder, embedder_override
 from ragplatform.seams import Seam
 
@@ -71,7 +72,9 @@ def _router_timeout_s(classifier: QueryClassifier) -> float:
 def _configured_providers() -> Providers:
     embedder = default_embedder()
     chat = chat_model_configured()
-    extractive = ExtractiveComposer(embedder)
+    # Sentence vectors stored ahead of questions, unless turned off (the model at each question).
+    vectors = StoredSentenceVectors(embedder) if settings.RAG_SENTENCE_VECTORS else None
+    extractive = ExtractiveComposer(embedder, vectors=vectors)
     online = chat is not None and settings.RAG_COMPOSER in ("auto", "openai")
     composer: Composer = (
         OpenAIComposer(
