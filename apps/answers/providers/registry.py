@@ -28,7 +28,6 @@ from apps.answers.routing.fallback import FallbackClassifier
 from apps.answers.routing.llm import LLMClassifier
 from apps.answers.routing.trained import TrainedClassifier
 from apps.answers.routing.types import QueryClassifier
-from apps.answers.sentence_vectors.stored import StoredSentenceVectors
 from apps.corpus.search.embedders import Embedder, default_embedder, embedder_override
 from ragplatform.seams import Seam
 
@@ -73,6 +72,9 @@ def _configured_providers() -> Providers:
     embedder = default_embedder()
     chat = chat_model_configured()
     # Sentence vectors stored ahead of questions, unless turned off (the model at each question).
+    # Imported here: the store's models need the app registry, which this module must not.
+    from apps.answers.sentence_vectors.stored import StoredSentenceVectors
+
     vectors = StoredSentenceVectors(embedder) if settings.RAG_SENTENCE_VECTORS else None
     extractive = ExtractiveComposer(embedder, vectors=vectors)
     online = chat is not None and settings.RAG_COMPOSER in ("auto", "openai")
