@@ -71,7 +71,7 @@ async def answer_events(
         history=state.history,
         hybrid=hybrid,
         bridges=result.bridges,
-        query_vector=await _query_vector(query, result, speculation),
+        query_vector=await _query_vector(query, result, speculation, providers),
     )
     compose_start = time.perf_counter()
     async for envelope in compose_events(
@@ -122,10 +122,12 @@ async def _retrieve(
 
 
 async def _query_vector(
-    query: str, result: RetrievalResult, speculation: Speculation
+    query: str, result: RetrievalResult, speculation: Speculation, providers: Providers
 ) -> tuple[float, ...] | None:
-    """The embedding of `query` retrieval already made: a second pass that reused the first
-    pass's candidates made none of its own."""
+    """The embedding of `query` retrieval already made (a second pass that reused the first
+    pass's candidates made none of its own), when it is the composer's model's."""
+    if result.trace.models.get("embedder") != providers.embedder.model_id:
+        return None
     first = await speculation.retrieval()
     return result.query_vector(query) or first.query_vector(query)
 
