@@ -15,12 +15,21 @@ class EventType(StrEnum):
     CLASSIFICATION = "classification"
     SEARCH_RESULTS = "search_results"
     CLARIFICATION = "clarification"
+    PROGRESS = "progress"  # what the turn is doing before its text: {"stage": ProgressStage}
     TOKEN = "token"  # noqa: S105 - an event name, not a secret
     CITATION = "citation"
     CONFIDENCE = "confidence"
     FOLLOWUPS = "followups"
     FINISHED = "finished"
     FAILED = "failed"
+
+
+class ProgressStage(StrEnum):
+    """Searching is what a turn does from its start; a `progress` event says when it moves on
+    to writing: the composer has its context and is at work, and the text comes next."""
+
+    SEARCHING = "searching"
+    WRITING = "writing"
 
 
 TERMINAL_EVENTS = frozenset({EventType.FINISHED, EventType.FAILED})

@@ -359,3 +359,8 @@ class RouterEvaluation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.classifier} on {self.split or 'all'}: accuracy {self.accuracy:.3f}"
+
+
+# The composer's stored sentence vectors live in their room (import them from there); imported
+# here so that Django registers them with this app.
+from apps.answers.sentence_vectors.models import ChunkSentences, SentenceVector  # noqa: E402, F401

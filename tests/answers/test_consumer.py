@@ -67,7 +67,8 @@ async def test_ask_streams_a_cited_answer_and_stores_every_event(
     assert accepted["type"] == "accepted" and accepted["seq"] == 0
     turn_id = accepted["turn"]
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
-    assert [e["type"] for e in events][:2] == ["classification", "token"]
+    assert [e["type"] for e in events][:3] == ["classification", "progress", "token"]
+    assert events[1]["data"] == {"stage": "writing"}
     assert [e["type"] for e in events][-3:] == ["confidence", "followups", "finished"]
     assert "".join(e["data"]["text"] for e in events if e["type"] == "token") == ANSWER_TEXT
     citations = [e["data"] for e in events if e["type"] == "citation"]

@@ -52,6 +52,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Sequence
 
+import numpy as np
 from django.conf import settings
 
 from apps.answers.composing.answer_type import (
@@ -86,6 +87,7 @@ from apps.answers.composing.sentences import (
     Sentence,
     Vector,
     cosines,
+    embedded_text,
     pick,
     sentence_candidates,
     with_stating_follower,
@@ -100,6 +102,7 @@ from apps.answers.composing.types import (
     SupportSignal,
     TextDelta,
 )
+from apps.answers.composing.vectors import EmbeddedSentenceVectors, SentenceVectors
 from apps.answers.retrieval.types import ContextWindow
 from apps.answers.routing.types import Intent
 from apps.corpus.search.embedders import Embedder
@@ -131,10 +134,6 @@ def sentence_score(similarity: float, overlap: float, rank: int, *, quantity: bo
     rank_prior = 1.0 / (1.0 + rank)
     base = WEIGHT_SIMILARITY * similarity + WEIGHT_OVERLAP * overlap + WEIGHT_RANK * rank_prior
     return base + (QUANTITY_BONUS if quantity else 0.0)
-
-
-def _embed(embedder: Embedder, query: str, texts: list[str]) -> tuple[Vector, Vector]:
-    return embedder.embed_query(query), embedder.embed_passages(texts)
 
 
 def evidence_value(
@@ -183,9 +182,11 @@ class ExtractiveComposer:
         max_embedded: int = 8,
         max_chunks: int = 6,
         similarity_range: tuple[float, float] | None = None,
+        vectors: SentenceVectors | None = None,
     ) -> None:
         """`min_evidence`, `min_answerability` and `refuse_unmentioned` default to
-        RAG_MIN_EVIDENCE, RAG_MIN_ANSWERABILITY and RAG_REFUSE_UNMENTIONED_NAMES."""
+        RAG_MIN_EVIDENCE, RAG_MIN_ANSWERABILITY and RAG_REFUSE_UNMENTIONED_NAMES; `vectors`
+        (the sentences' passage vectors) to the embedder's, computed at each question."""
         if min_evidence is None:
             min_evidence = settings.RAG_MIN_EVIDENCE
         if min_answerability is None:
@@ -203,6 +204,7 @@ class ExtractiveComposer:
         if not bounds[0] < bounds[1]:
             raise ValueError(f"similarity_range must be (low, high) with low < high, got {bounds}")
         self._embedder = embedder
+        self._vectors = vectors or EmbeddedSentenceVectors(embedder)
         self._min_evidence = min_evidence
         self._min_answerability = min_answerability
         self._max_sentences = max_sentences
@@ -212,7 +214,9 @@ class ExtractiveComposer:
         self._bounds = bounds
 
     async def compose(self, request: ComposeRequest) -> AsyncIterator[ComposerEvent]:
-        evidence = await self.evidence(query=request.query, context=request.context)
+        evidence = await self.evidence(
+            query=request.query, context=request.context, query_vector=request.query_vector
+        )
         signals = answerability_signals(
             query=request.query, context=request.context, evidence=evidence
         )
@@ -270,7 +274,10 @@ class ExtractiveComposer:
             return f"names {', '.join(unmentioned)}, which no passage mentions"
         return None
 
-    async def evidence(self, *, query: str, context: ContextWindow) -> Evidence:
+    async def evidence(
+        self, *, query: str, context: ContextWindow, query_vector: Sequence[float] | None = None
+    ) -> Evidence:
+        """`query_vector`: the query's embedding made earlier (retrieval's), else made here."""
         candidates = sentence_candidates(context, max_chunks=self._max_chunks)
         if not candidates:
             return Evidence((), (), 0.0)
@@ -283,9 +290,9 @@ class ExtractiveComposer:
             key=lambda i: (-overlaps[i], candidates[i].rank, candidates[i].position),
         )
         embed_ids = order[: self._max_embedded]
-        texts = [candidates[i].extent or candidates[i].text for i in embed_ids]
-        query_vector, matrix = await asyncio.to_thread(_embed, self._embedder, query, texts)
-        similarities = cosines(query_vector, matrix)
+        texts = [embedded_text(candidates[i]) for i in embed_ids]
+        matrix = await self._vectors.passages(texts)
+        similarities = cosines(await self._query_vector(query, query_vector), matrix)
         embedded = {i: (float(similarities[k]), matrix[k]) for k, i in enumerate(embed_ids)}
         wants_quantity = asks_for_quantity(query)
         scored = tuple(
@@ -301,6 +308,11 @@ class ExtractiveComposer:
         chosen = self._completed(query, picked, scored)
         typed = typed_answer(query, query_terms, chosen)
         return Evidence(scored, chosen, evidence_value(query_terms, chosen, scored, typed=typed))
+
+    async def _query_vector(self, query: str, made: Sequence[float] | None) -> Vector:
+        if made is not None:
+            return np.asarray(made, dtype=np.float32)
+        return await asyncio.to_thread(self._embedder.embed_query, query)
 
     def _completed(
         self, query: str, chosen: Sequence[Scored], scored: Sequence[Scored], *, limit: int = 0

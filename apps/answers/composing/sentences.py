@@ -108,6 +108,11 @@ def sentence_candidates(context: ContextWindow, *, max_chunks: int = 6) -> list[
     return found
 
 
+def embedded_text(sentence: Sentence) -> str:
+    """What is embedded for a sentence; the vectors stored ahead of questions are of this text."""
+    return sentence.extent or sentence.text
+
+
 def _line_sentences(line: Line) -> list[tuple[str, bool]]:
     """A list item, step, row or code block is one unit, kept whole; prose is cut into
     sentences."""

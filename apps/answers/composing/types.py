@@ -33,6 +33,8 @@ class ComposeRequest:
     hybrid: bool = False
     # Multi-hop: the bridges retrieval followed, so the answer can cite a passage per hop.
     bridges: tuple[Bridge, ...] = ()
+    # The embedding of `query` retrieval made (the same model's), so it is not made twice.
+    query_vector: tuple[float, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -67,11 +67,21 @@ def _router_timeout_s(classifier: QueryClassifier) -> float:
     return settings.RAG_ROUTER_TIMEOUT_S
 
 
+def _extractive(embedder: Embedder) -> ExtractiveComposer:
+    """With the sentence vectors stored ahead of questions, unless turned off (then the model
+    embeds them at each question)."""
+    # Imported here: the store's models need the app registry, which this module must not.
+    from apps.answers.sentence_vectors.stored import StoredSentenceVectors
+
+    vectors = StoredSentenceVectors(embedder) if settings.RAG_SENTENCE_VECTORS else None
+    return ExtractiveComposer(embedder, vectors=vectors)
+
+
 @cache
 def _configured_providers() -> Providers:
     embedder = default_embedder()
     chat = chat_model_configured()
-    extractive = ExtractiveComposer(embedder)
+    extractive = _extractive(embedder)
     online = chat is not None and settings.RAG_COMPOSER in ("auto", "openai")
     composer: Composer = (
         OpenAIComposer(

@@ -126,7 +126,8 @@ class Retriever:
         )
         query = request.query.strip()[:MAX_QUERY_CHARS]
         trace.variants.append(QueryVariant("original", query))
-        original = await self._original(query, request, trace)
+        vectors: dict[str, tuple[float, ...]] = {}
+        original = await self._original(query, request, trace, vectors)
         if request.rewrite is not None:
             # Expansion and reranking read the standalone query; a fragment says too little.
             query = request.rewrite.query.strip()[:MAX_QUERY_CHARS]
@@ -138,10 +139,17 @@ class Retriever:
         if request.strategy == Strategy.COMPLEX:
             candidates, bridges = await self._hops(query, request, candidates, trace)
         chunks = await self._finish(query, candidates, trace)
-        return RetrievalResult(tuple(chunks), trace, tuple(original), request.rewrite, bridges)
+        made = tuple(vectors.items())
+        return RetrievalResult(
+            tuple(chunks), trace, tuple(original), request.rewrite, bridges, query_vectors=made
+        )
 
     async def _original(
-        self, query: str, request: RetrievalRequest, trace: RetrievalTrace
+        self,
+        query: str,
+        request: RetrievalRequest,
+        trace: RetrievalTrace,
+        vectors: dict[str, tuple[float, ...]],
     ) -> list[Candidate]:
         rewrite = request.rewrite
         if rewrite is not None:
@@ -150,24 +158,31 @@ class Retriever:
         if request.original_candidates is not None:
             trace.settings["original_reused"] = True
             return list(request.original_candidates)
-        own = await self._variant(query, request, trace, "original")
+        own = await self._variant(query, request, trace, "original", vectors=vectors)
         if rewrite is None:
             return own
         text = rewrite.query.strip()[:MAX_QUERY_CHARS]
-        standalone = await self._variant(text, request, trace, "rewrite")
+        standalone = await self._variant(text, request, trace, "rewrite", vectors=vectors)
         return candidates_prefer(
             standalone, own, weight=self.config.fragment_weight, k=self.config.rrf_k
         )
 
     async def _variant(
-        self, text: str, request: RetrievalRequest, trace: RetrievalTrace, kind: str
+        self,
+        text: str,
+        request: RetrievalRequest,
+        trace: RetrievalTrace,
+        kind: str,
+        *,
+        vectors: dict[str, tuple[float, ...]] | None = None,
     ) -> list[Candidate]:
+        """`vectors` collects the query embeddings made, by text, for the result."""
         if not text:
             return []
         dense: list[ScoredChunk] = []
         keyword: list[ScoredChunk] = []
         if self.config.mode != "keyword":
-            dense = await self._dense(text, request, trace, kind)
+            dense = await self._dense(text, request, trace, kind, vectors)
         if self.config.mode != "dense":
             with _timed(trace, f"keyword:{kind}"):
                 keyword = await db_call(chunks_keyword_search, lane="search")(
@@ -196,10 +211,17 @@ class Retriever:
         )
 
     async def _dense(
-        self, text: str, request: RetrievalRequest, trace: RetrievalTrace, kind: str
+        self,
+        text: str,
+        request: RetrievalRequest,
+        trace: RetrievalTrace,
+        kind: str,
+        vectors: dict[str, tuple[float, ...]] | None,
     ) -> list[ScoredChunk]:
         try:
             vector = await self._embed(text, request, trace, kind)
+            if vectors is not None:
+                vectors[text] = tuple(vector)
         except EmbedderError as exc:
             # The keyword leg still answers; the trace says why meaning played no part.
             logger.warning("Dense search skipped, the embedder failed: %s", exc)

@@ -116,3 +116,9 @@ class RetrievalResult:
     rewrite: QueryRewrite | None = None  # the request's, so a second pass can reuse it
     # Multi-hop (complex strategy): what the first hop found and the next hop searched.
     bridges: tuple[Bridge, ...] = ()
+    # The embeddings of the query (and of its rewrite) the dense leg searched with, by text:
+    # the composer scores sentences against the same vector instead of making it again.
+    query_vectors: tuple[tuple[str, tuple[float, ...]], ...] = ()
+
+    def query_vector(self, text: str) -> tuple[float, ...] | None:
+        return next((vector for made, vector in self.query_vectors if made == text), None)

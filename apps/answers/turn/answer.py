@@ -60,16 +60,18 @@ async def answer_events(
     context = context_build(chunks=result.chunks, budget_tokens=providers.context_budget_tokens)
     await db_call(turn_context_record)(turn_id=state.turn_id, context=_context_data(context))
     outcome = ComposeOutcome()
+    # A follow-up is answered as its standalone rewrite: "who stars in it?" alone would pick
+    # sentences about anyone starring in anything.
+    query = result.rewrite.query if result.rewrite else state.question
     request = ComposeRequest(
-        # A follow-up is answered as its standalone rewrite: "who stars in it?" alone would
-        # pick sentences about anyone starring in anything.
-        query=result.rewrite.query if result.rewrite else state.question,
+        query=query,
         intent=decision.intent,
         language=c.language,
         context=context,
         history=state.history,
         hybrid=hybrid,
         bridges=result.bridges,
+        query_vector=await _query_vector(query, result, speculation, providers),
     )
     compose_start = time.perf_counter()
     async for envelope in compose_events(
@@ -117,6 +119,17 @@ async def _retrieve(
             )
         )
     return results[0] if len(results) == 1 else _sides_merged(results)
+
+
+async def _query_vector(
+    query: str, result: RetrievalResult, speculation: Speculation, providers: Providers
+) -> tuple[float, ...] | None:
+    """The embedding of `query` retrieval already made (a second pass that reused the first
+    pass's candidates made none of its own), when it is the composer's model's."""
+    if result.trace.models.get("embedder") != providers.embedder.model_id:
+        return None
+    first = await speculation.retrieval()
+    return result.query_vector(query) or first.query_vector(query)
 
 
 def _sides_merged(results: list[RetrievalResult]) -> RetrievalResult:

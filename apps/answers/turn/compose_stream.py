@@ -28,7 +28,7 @@ from apps.answers.composing.types import (
     SupportSignal,
     TextDelta,
 )
-from apps.answers.events import Envelope, EventType
+from apps.answers.events import Envelope, EventType, ProgressStage
 from apps.answers.models import CitationKind
 from apps.answers.retrieval.types import ContextChunk, RetrievedChunk
 from apps.answers.streaming import (
@@ -105,7 +105,9 @@ async def compose_events(
     recorder: EventRecorder,
     outcome: ComposeOutcome,
 ) -> AsyncIterator[Envelope]:
-    """Stream one composer; before its first text, a failure hands over to the fallback."""
+    """Stream one composer; before its first text, a failure hands over to the fallback. First
+    a `progress` event: the search is over and the answer is being written."""
+    yield await recorder.emit(EventType.PROGRESS, {"stage": ProgressStage.WRITING})
     sink = _Sink(recorder, request.context.by_alias(), outcome)
     try:
         outcome.composer = composer.name

@@ -105,6 +105,9 @@ def chat_strings() -> dict[str, str]:
         # %(query)s is filled in by the script.
         "nothing_matches": _("Nothing in the documents matches “%(query)s”."),
         "weak_matches": _("Weak matches:"),
+        # Shown in the answer before its first words: what the platform is doing.
+        "searching": _("Searching…"),
+        "writing": _("Writing…"),
         "stopped": _("Stopped."),
         "answer_done": _("The answer is complete."),
         "answer_failed": _("The answer could not be completed. %(message)s"),

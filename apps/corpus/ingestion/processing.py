@@ -15,6 +15,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from apps.corpus.ingestion.chunking import ChunkDraft, chunk_blocks
+from apps.corpus.ingestion.signals import chunks_swapped
 from apps.corpus.models import Chunk, Document, DocumentStatus
 from apps.corpus.parsing import (
     Attachment,
@@ -74,6 +75,7 @@ def document_index(
 
     vectors, computed = _vectors_for(document, drafts, embedder, report)
     kept = _chunks_swap(document, drafts, vectors, embedder.model_id, parsed)
+    chunks_swapped.send(sender=Document, document_id=document.pk)
     document.refresh_from_db()
     reused = len(drafts) - computed
     return ProcessResult(

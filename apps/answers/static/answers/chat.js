@@ -5,7 +5,7 @@
  */
 
 import { announce, fillUrl, flash, pageStrings, show } from "../ragplatform/helpers.js";
-import { HANDLERS, endView, newView, notice, resetForReplay, upgradeStored, viewOf } from "./turn_view.js";
+import { HANDLERS, endView, newView, notice, resetForReplay, showProgress, upgradeStored, viewOf } from "./turn_view.js";
 
 const chat = document.getElementById("chat");
 const messages = document.getElementById("messages");
@@ -78,6 +78,7 @@ function onAccepted(envelope) {
   state.views.set(envelope.turn, view);
   state.current = view;
   show(stopButton, true);
+  showProgress(view, "searching"); // the turn is stored and its search has begun
   rememberConversation(envelope.data.conversation, envelope.data.question);
 }
 

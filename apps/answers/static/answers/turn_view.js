@@ -76,9 +76,22 @@ export function resetForReplay(view) {
   }
   view.answer.classList.add("streaming");
   view.answer.setAttribute("aria-busy", "true");
+  showProgress(view, "searching");
+}
+
+/** What the answer waits for before its first words ("searching", "writing"); null: nothing
+ * more, its text or its end has come. */
+export function showProgress(view, stage) {
+  const node = part(view, ".progress");
+  if (!node) return;
+  const words = { searching: STRINGS.searching, writing: STRINGS.writing }[stage];
+  node.textContent = words ?? "";
+  node.dataset.stage = words ? stage : "";
+  show(node, Boolean(words));
 }
 
 export function endView(view) {
+  showProgress(view, null);
   view.ended = true;
   view.writer.end();
   view.answer.classList.remove("streaming");
@@ -186,7 +199,11 @@ function showConfidence(view, data) {
 
 /** What a turn's event does to its view; the end returns the words the status region says. */
 export const HANDLERS = {
+  progress(view, data) {
+    showProgress(view, data.stage);
+  },
   token(view, data) {
+    showProgress(view, null);
     view.writer.write(data.text);
   },
   citation: addCitation,
