@@ -223,7 +223,13 @@ def _scored(
         ORDER BY score DESC, c.chunk_id
         LIMIT %(limit)s
     """  # noqa: S608 - the fragments are built from constants; values are parameters
-    values = {**_arrays(plan), "budget": budget, "depth": depth, "limit": limit, **shape}
+    values: dict[str, Any] = {
+        **_arrays(plan),
+        "budget": budget,
+        "depth": depth,
+        "limit": limit,
+        **shape,
+    }
     with connection.cursor() as cursor:
         cursor.execute(sql, {**values, **params})
         return [ScoredChunk(r[0], float(r[1])) for r in cursor.fetchall()]
@@ -270,7 +276,7 @@ def _filled(
         ORDER BY score DESC, c.chunk_id
         LIMIT %(need)s
     """  # noqa: S608 - the fragments are built from constants; values are parameters
-    values = {
+    values: dict[str, Any] = {
         **_arrays(plan),
         "seen": [c.chunk_id for c in found],
         "depth": depth,
