@@ -11,8 +11,9 @@ score them. The `rescore_depth` best candidates then get the rest of their score
 terms' postings are looked up for those chunks only (the (chunk, lexeme) unique index). Every
 returned score is the exact BM25 score; what may differ from exact BM25 is which chunks are
 candidates: one that holds none of the terms read in full is not found. Document frequencies
-are exact, counted in the scope like exact BM25's; a term too common to read in full keeps
-its count for STATS_TTL_S (one new document moves it by a few in many thousands).
+are counted in the scope like exact BM25's; a term in CACHED_FROM chunks or more keeps its
+count for STATS_TTL_S (one new document moves it by a few in thousands), so the common words
+every question holds are not counted again for each one.
 """
 
 from __future__ import annotations
@@ -104,12 +105,14 @@ def terms_plan(frequencies: dict[Term, int], *, total: int, budget: int) -> Term
     return TermPlan(tuple(read), tuple(later))
 
 
-_common: dict[tuple[SearchFilters, str, str], tuple[float, int]] = {}
+CACHED_FROM = 1000
+_counted: dict[tuple[SearchFilters, str, str], tuple[float, int]] = {}
 
 
 def terms_frequency(*, terms: str, filters: SearchFilters, cap: int) -> dict[Term, int]:
     """In-scope document frequency of each lexeme of `terms` (both configurations). Counting
-    stops past `cap`; a term that reaches it is counted in full once per STATS_TTL_S."""
+    stops past `cap`; a term that reaches it is counted in full. Counts from CACHED_FROM up
+    are kept for STATS_TTL_S."""
     found: dict[Term, int] = {}
     now = time.monotonic()
     where, params = postings_scope(filters)
@@ -117,7 +120,7 @@ def terms_frequency(*, terms: str, filters: SearchFilters, cap: int) -> dict[Ter
         lexemes = _lexemes(cursor, terms)
         unknown = []
         for term in lexemes:
-            cached = _common.get((filters, *term))
+            cached = _counted.get((filters, *term))
             if cached and now - cached[0] < STATS_TTL_S:
                 found[term] = cached[1]
             else:
@@ -126,7 +129,8 @@ def terms_frequency(*, terms: str, filters: SearchFilters, cap: int) -> dict[Ter
         for term, df in counted.items():
             if df > cap:
                 df = _counts(cursor, [term], where, params, cap=None)[term]
-                _common[(filters, *term)] = (now, df)
+            if df >= CACHED_FROM:
+                _counted[(filters, *term)] = (now, df)
             found[term] = df
     return found
 
@@ -174,11 +178,15 @@ _SATURATED = (
     "{w} * t.tf * (%(k1)s + 1) / (t.tf + %(k1)s * (1 - %(b)s + %(b)s * t.length / %(avg)s))"
 )
 _READ_SHARE, _LATER_SHARE = _SATURATED.format(w="q.w"), _SATURATED.format(w="p.w")
-# The common terms' share of the score of each chunk in `pool`.
+# The common terms' share of the score of each chunk in `pool`: looked up chunk by chunk in the
+# (chunk, lexeme) index (LATERAL keeps the planner from reading the terms' postings instead).
 _LATER_SCORE = f"""
     SELECT c.chunk_id, sum({_LATER_SHARE}) AS score
-    FROM pool c
-    JOIN corpus_chunkterm t ON t.chunk_id = c.chunk_id AND t.lexeme = ANY(%(l_lex)s)
+    FROM pool c CROSS JOIN LATERAL (
+        SELECT t.lexeme, t.config, t.tf::float8 AS tf, t.length::float8 AS length
+        FROM corpus_chunkterm t
+        WHERE t.chunk_id = c.chunk_id AND t.lexeme = ANY(%(l_lex)s)
+    ) t
     JOIN later p ON p.lexeme = t.lexeme AND p.cfg = t.config
     GROUP BY c.chunk_id
 """  # noqa: S608 - constant
