@@ -69,7 +69,7 @@ class Command(BaseCommand):
             split=options["split"],
             mode=options["mode"],
             keyword_scoring=options["keyword_scoring"],
-            keyword_pruning=keyword_pruning_configured(options["keyword_budget"]),
+            keyword_budget=_budget_shown(config),
             fusion=options["fusion"],
             dense_share=options["dense_share"],
             rrf_k=options["rrf_k"],
@@ -85,6 +85,7 @@ def _config(options: dict[str, Any]) -> RetrievalConfig:
         return RetrievalConfig(
             mode=options["mode"],
             keyword_scoring=options["keyword_scoring"],
+            keyword_pruning=keyword_pruning_configured(options["keyword_budget"]),
             fusion=options["fusion"],
             dense_share=options["dense_share"],
             rrf_k=options["rrf_k"],
