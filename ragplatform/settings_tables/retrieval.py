@@ -16,6 +16,20 @@ ROWS = (
     # thousand chunks up (benchmarks/vector_scale.py, docs/benchmarks.md).
     Int("RAG_HNSW_EF_SEARCH", 100, "The HNSW candidate list per query.", minimum=10),
     Choice("RAG_KEYWORD_SCORING", ("bm25", "ts_rank_cd"), "How keyword search ranks chunks."),
+    # benchmarks/search_scale.py, docs/benchmarks.md: bounds the keyword leg on large
+    # collections (postings read per query); 0 reads them all (exact BM25).
+    Int(
+        "RAG_KEYWORD_POSTINGS_BUDGET",
+        50_000,
+        "The postings one keyword search reads in full.",
+        minimum=0,
+    ),
+    Int(
+        "RAG_KEYWORD_RESCORE_DEPTH",
+        500,
+        "The keyword candidates whose score the most common words complete.",
+        minimum=1,
+    ),
     Choice("RAG_FUSION", ("zscore", "rrf"), "How the dense and keyword results are combined."),
     Float(
         "RAG_FUSION_DENSE_SHARE",

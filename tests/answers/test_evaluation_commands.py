@@ -77,6 +77,30 @@ def test_a_fusion_share_outside_zero_to_one_is_refused_before_loading(tmp_path: 
         )
 
 
+def test_evaluate_retrieval_records_the_keyword_budget_and_refuses_a_negative_one(
+    dataset: Path, tmp_path: Path, embedder: CountingEmbedder
+) -> None:
+    from django.core.management import CommandError
+
+    with pytest.raises(CommandError, match="postings_budget"):
+        call_command(
+            "evaluate_retrieval",
+            *("--dataset", str(tmp_path / "missing"), "--keyword-budget", "-1"),
+            stdout=StringIO(),
+        )
+    for budget, shown in (("0", "exact"), ("2", 2)):
+        target = tmp_path / f"retrieval-{budget}.json"
+        call_command(
+            "evaluate_retrieval",
+            *("--dataset", str(dataset), "--workers", "0", "--keyword-budget", budget),
+            *("--json", str(target)),
+            stdout=StringIO(),
+        )
+        result = json.loads(target.read_text())
+        assert result["keyword_budget"] == shown
+        assert result["recall@100"] == 1.0
+
+
 def test_evaluate_answers_scores_citations_and_refusals(
     dataset: Path, tmp_path: Path, embedder: CountingEmbedder
 ) -> None:

@@ -1,4 +1,4 @@
-"""The chat model and the reranker named by settings (kept apart from the registry so light
+"""The chat model, the reranker and the keyword leg's pruning named by settings (kept apart from the registry so light
 callers, such as the post-turn task or an evaluation command, need not import every composer)."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from apps.answers.providers.chat import ChatMessage, ChatModel, ChatSettings
 from apps.answers.providers.openai_chat import OpenAIChatModel
 from apps.answers.retrieval.rerank import NoReranker, RemoteReranker, Reranker
 from apps.answers.routing.llm import JsonChatModel
+from apps.corpus.search.legs import KeywordPruning
 
 logger = logging.getLogger(__name__)
 
@@ -80,3 +81,12 @@ class _JsonChatAdapter:
 
 def json_chat_adapter(chat: ChatModel) -> JsonChatModel:
     return _JsonChatAdapter(chat)
+
+
+def keyword_pruning_configured(budget: int | None = None) -> KeywordPruning | None:
+    """RAG_KEYWORD_POSTINGS_BUDGET and RAG_KEYWORD_RESCORE_DEPTH, or `budget` where a command
+    overrides the first; a budget of 0 reads every posting (exact BM25)."""
+    budget = settings.RAG_KEYWORD_POSTINGS_BUDGET if budget is None else budget
+    if budget == 0:
+        return None
+    return KeywordPruning(postings_budget=budget, rescore_depth=settings.RAG_KEYWORD_RESCORE_DEPTH)

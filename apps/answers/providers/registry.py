@@ -21,6 +21,7 @@ from apps.answers.providers.chat import ChatModel
 from apps.answers.providers.configured import (
     chat_model_configured,
     json_chat_adapter,
+    keyword_pruning_configured,
     reranker_configured,
 )
 from apps.answers.retrieval.pipeline import RetrievalConfig, Retriever
@@ -100,6 +101,7 @@ def _configured_providers() -> Providers:
                 keyword_scoring="ts_rank_cd"
                 if settings.RAG_KEYWORD_SCORING == "ts_rank_cd"
                 else "bm25",
+                keyword_pruning=keyword_pruning_configured(),
                 ef_search=settings.RAG_HNSW_EF_SEARCH,
                 fusion="rrf" if settings.RAG_FUSION == "rrf" else "zscore",
                 dense_share=settings.RAG_FUSION_DENSE_SHARE,

@@ -39,6 +39,7 @@ from apps.answers.retrieval.types import (
 from apps.answers.routing.types import Strategy
 from apps.corpus.search.embedders import Embedder, EmbedderError
 from apps.corpus.search.legs import (
+    KeywordPruning,
     KeywordQuery,
     KeywordScoring,
     ScoredChunk,
@@ -71,6 +72,8 @@ class RetrievalConfig:
     dense_weight: float = 1.0  # rrf fusion only
     keyword_weight: float = 1.0  # rrf fusion only
     keyword_scoring: KeywordScoring = "bm25"
+    # None reads every posting of every query term (exact BM25); see keyword_pruned.py.
+    keyword_pruning: KeywordPruning | None = None
     ef_search: int = 100
     rerank_depth: int = 30
     max_hops: int = 2
@@ -190,6 +193,7 @@ class Retriever:
                     filters=request.filters,
                     limit=self.config.keyword_k,
                     scoring=self.config.keyword_scoring,
+                    pruning=self.config.keyword_pruning,
                 )
         with _timed(trace, f"fusion:{kind}"):
             return self._fused(dense, keyword, kind)

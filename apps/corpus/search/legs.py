@@ -1,82 +1,39 @@
-"""Search selectors: the dense (pgvector HNSW) and keyword (PostgreSQL full-text) legs.
+"""Search selectors: the dense leg (pgvector HNSW), and reading found chunks back.
 
 Reads only. Both legs take the same filters and return chunk ids with a score, best first;
-fusion, reranking and context building live in apps/answers/retrieval/.
+the keyword leg (BM25 postings) lives in keyword.py and the filters in scope.py, both
+importable from here too. Fusion, reranking and context building live in apps/answers/retrieval/.
 """
 
 from __future__ import annotations
 
-import re
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Any
 
 from django.db import connection, transaction
 
 from apps.corpus.parsing.detect import filename_stem
-from apps.corpus.text import normalise_text, words
-from apps.corpus.text.search_form import search_form
+from apps.corpus.search.keyword import KeywordQuery, KeywordScoring, chunks_keyword_search
+from apps.corpus.search.keyword_pruned import KeywordPruning
+from apps.corpus.search.scope import ScoredChunk, SearchFilters
+from apps.corpus.text import words
 
-KeywordScoring = Literal["bm25", "ts_rank_cd"]
-MAX_QUERY_TERMS = 64
+__all__ = [
+    "ChunkRow",
+    "KeywordPruning",
+    "KeywordQuery",
+    "KeywordScoring",
+    "ScoredChunk",
+    "SearchFilters",
+    "chunk_headlines",
+    "chunks_dense_search",
+    "chunks_hydrate",
+    "chunks_keyword_search",
+    "headline_html",
+]
+
 DISPLAY_TITLE_WORDS = 8  # a source without a title is shown by its first words
-_TERM = re.compile(r"\w+(?:[\u200c'’]\w+)*", re.UNICODE)
-
-
-@dataclass(frozen=True)
-class SearchFilters:
-    """What a search may return. `collection_ids` None searches every collection; a tuple
-    searches exactly those, and an empty one nothing (a user who may read no collection).
-    The other fields, when empty, do not restrict."""
-
-    collection_ids: tuple[int, ...] | None = None
-    domains: tuple[str, ...] = ()
-    document_types: tuple[str, ...] = ()
-    languages: tuple[str, ...] = ()
-
-    @property
-    def empty(self) -> bool:
-        """Nothing can match: skip the query (an HNSW scan would walk the whole index)."""
-        return self.collection_ids == ()
-
-    def sql(self) -> tuple[str, list[Any]]:
-        """A WHERE fragment over chunk `c` and document `d`, with its parameters."""
-        clauses: list[str] = ["TRUE"]
-        params: list[Any] = []
-        if self.collection_ids is not None:
-            clauses.append("d.collection_id = ANY(%s)")
-            params.append(list(self.collection_ids))
-        for column, values in (
-            ("d.domain", self.domains),
-            ("d.document_type", self.document_types),
-            ("c.language", self.languages),
-        ):
-            if values:
-                clauses.append(f"{column} = ANY(%s)")
-                params.append(list(values))
-        return " AND ".join(f"({c})" for c in clauses), params
-
-
-@dataclass(frozen=True)
-class ScoredChunk:
-    chunk_id: int
-    score: float
-
-
-@dataclass(frozen=True)
-class KeywordQuery:
-    """Query terms OR-ed together: a question's words rarely all appear in one passage."""
-
-    text: str
-    terms: tuple[str, ...] = field(default=())
-
-    @classmethod
-    def from_text(cls, text: str) -> KeywordQuery:
-        found = _TERM.findall(search_form(normalise_text(text)))
-        terms = tuple(dict.fromkeys(t.lower() for t in found))[:MAX_QUERY_TERMS]
-        # websearch_to_tsquery never raises on user input; "or" is its OR operator.
-        return cls(text=" or ".join(terms), terms=terms)
 
 
 def dense_search_sql(
@@ -127,150 +84,6 @@ def chunks_dense_search(
         rows = cursor.fetchall()
     # relaxed_order may return neighbours slightly out of order.
     return sorted((ScoredChunk(r[0], float(r[1])) for r in rows), key=lambda s: -s.score)
-
-
-def chunks_keyword_search(
-    *,
-    query: KeywordQuery,
-    filters: SearchFilters,
-    limit: int,
-    scoring: KeywordScoring = "bm25",
-    k1: float = 1.2,
-    b: float = 0.75,
-) -> list[ScoredChunk]:
-    if not query.terms or filters.empty:
-        return []
-    if scoring == "ts_rank_cd":
-        return _ts_rank_cd(query, filters, limit)
-    return _bm25(query, filters, limit, k1=k1, b=b)
-
-
-_MATCH = """
-    ((c.search_config = 'english' AND c.search_vector @@ websearch_to_tsquery('english', %(q)s))
-     OR (c.search_config = 'simple' AND c.search_vector @@ websearch_to_tsquery('simple', %(q)s)))
-"""
-
-
-def _ts_rank_cd(query: KeywordQuery, filters: SearchFilters, limit: int) -> list[ScoredChunk]:
-    where, params = _named(filters)
-    sql = f"""
-        SELECT c.id, ts_rank_cd(c.search_vector, websearch_to_tsquery(
-            c.search_config::regconfig, %(q)s)) AS score
-        FROM corpus_chunk c JOIN corpus_document d ON d.id = c.document_id
-        WHERE {_MATCH} AND {where}
-        ORDER BY score DESC, c.id
-        LIMIT %(limit)s
-    """  # noqa: S608
-    with connection.cursor() as cursor:
-        cursor.execute(sql, {"q": query.text, "limit": limit, **params})
-        return [ScoredChunk(r[0], float(r[1])) for r in cursor.fetchall()]
-
-
-def _bm25(
-    query: KeywordQuery, filters: SearchFilters, limit: int, *, k1: float, b: float
-) -> list[ScoredChunk]:
-    """Okapi BM25 from the postings table (corpus_chunkterm), filled at ingestion.
-
-    Only the postings of the query's own lexemes are read (an index-only scan of the covering
-    index); document frequencies are counted within the filtered scope from those same rows.
-    """
-    where, params = _postings_scope(filters)
-    total, avg_length = _scope_stats(filters)
-    if not total:
-        return []
-    sql = f"""
-        WITH terms AS (
-            SELECT DISTINCT v.cfg, lexeme
-            FROM (VALUES ('english'), ('simple')) AS v(cfg),
-                 unnest(tsvector_to_array(to_tsvector(v.cfg::regconfig, %(terms)s))) AS lexeme
-        ),
-        hits AS MATERIALIZED (
-            SELECT t.chunk_id, t.tf::float8 AS tf, t.length::float8 AS length, t.config, t.lexeme
-            FROM terms q
-            JOIN corpus_chunkterm t ON t.lexeme = q.lexeme AND t.config = q.cfg
-            WHERE {where}
-        ),
-        idf AS (
-            SELECT config, lexeme,
-                   ln(1 + (%(total)s - count(*) + 0.5) / (count(*) + 0.5)) AS w
-            FROM hits GROUP BY config, lexeme
-        )
-        SELECT h.chunk_id, sum(
-            idf.w * h.tf * (%(k1)s + 1)
-            / (h.tf + %(k1)s * (1 - %(b)s + %(b)s * h.length / %(avg)s))
-        ) AS score
-        FROM hits h JOIN idf ON idf.config = h.config AND idf.lexeme = h.lexeme
-        GROUP BY h.chunk_id
-        ORDER BY score DESC, h.chunk_id
-        LIMIT %(limit)s
-    """  # noqa: S608
-    values: dict[str, Any] = {
-        "terms": " ".join(query.terms),
-        "limit": limit,
-        "total": float(total),
-        "avg": float(avg_length),
-        "k1": float(k1),
-        "b": float(b),
-    }
-    with connection.cursor() as cursor:
-        cursor.execute(sql, {**values, **params})
-        return [ScoredChunk(r[0], float(r[1])) for r in cursor.fetchall()]
-
-
-_CONFIG_FOR_LANGUAGE = {"en": "english", "fa": "simple"}
-
-
-def _postings_scope(filters: SearchFilters) -> tuple[str, dict[str, Any]]:
-    """The filters over postings `t`: documents through one hashed sub-select, languages
-    through the text-search config they imply (a chunk's config follows its language)."""
-    clauses: list[str] = ["TRUE"]
-    params: dict[str, Any] = {}
-    document_filters = SearchFilters(
-        collection_ids=filters.collection_ids,
-        domains=filters.domains,
-        document_types=filters.document_types,
-    )
-    if document_filters != SearchFilters():
-        where, values = _named(document_filters)
-        subquery = f"SELECT d.id FROM corpus_document d WHERE {where}"  # noqa: S608 - constant columns
-        clauses.append(f"t.document_id IN ({subquery})")
-        params.update(values)
-    if filters.languages:
-        configs = sorted({_CONFIG_FOR_LANGUAGE.get(lang, "simple") for lang in filters.languages})
-        clauses.append("t.config = ANY(%(configs)s)")
-        params["configs"] = configs
-    return " AND ".join(f"({c})" for c in clauses), params
-
-
-_STATS_TTL_S = 60.0
-_stats_cache: dict[SearchFilters, tuple[float, int, float]] = {}
-
-
-def _scope_stats(filters: SearchFilters) -> tuple[int, float]:
-    """Chunk count and mean length of the scope; cached briefly (they move slowly)."""
-    cached = _stats_cache.get(filters)
-    if cached and time.monotonic() - cached[0] < _STATS_TTL_S:
-        return cached[1], cached[2]
-    where, params = filters.sql()
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*), coalesce(avg(c.search_length), 0) FROM corpus_chunk c "  # noqa: S608
-            f"JOIN corpus_document d ON d.id = c.document_id WHERE {where}",
-            params,
-        )
-        total, avg_length = cursor.fetchone() or (0, 0)
-    _stats_cache[filters] = (time.monotonic(), int(total), float(avg_length) or 1.0)
-    return int(total), float(avg_length) or 1.0
-
-
-def _named(filters: SearchFilters) -> tuple[str, dict[str, Any]]:
-    """The filter fragment with named placeholders (the keyword SQL repeats it)."""
-    where, values = filters.sql()
-    named: dict[str, Any] = {}
-    for i, value in enumerate(values):
-        where = where.replace("%s", f"%(f{i})s", 1)
-        named[f"f{i}"] = value
-    return where, named
 
 
 @dataclass(frozen=True)

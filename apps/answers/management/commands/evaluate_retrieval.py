@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from apps.answers.evaluation.retrieval import retrieval_evaluate
 from apps.answers.management.commands._evaluation_dataset import evaluation_dataset_open
-from apps.answers.providers.configured import reranker_configured
+from apps.answers.providers.configured import keyword_pruning_configured, reranker_configured
 from apps.answers.retrieval.fusion import FUSION_METHODS
 from apps.answers.retrieval.pipeline import KEYWORD_SCORINGS, MODES, RetrievalConfig, Retriever
 from apps.answers.retrieval.rerank import NoReranker, Reranker
@@ -30,6 +30,12 @@ class Command(BaseCommand):
         parser.add_argument("--mode", choices=MODES, default="hybrid")
         parser.add_argument("--rerank", choices=["none", "remote"], default="none")
         parser.add_argument("--keyword-scoring", choices=KEYWORD_SCORINGS, default="bm25")
+        parser.add_argument(
+            "--keyword-budget",
+            type=int,
+            default=None,
+            help="postings read in full per keyword search (default RAG_KEYWORD_POSTINGS_BUDGET; 0: exact BM25)",
+        )
         parser.add_argument("--fusion", choices=FUSION_METHODS, default=settings.RAG_FUSION)
         parser.add_argument("--dense-share", type=float, default=settings.RAG_FUSION_DENSE_SHARE)
         parser.add_argument("--rrf-k", type=int, default=20)
@@ -63,6 +69,7 @@ class Command(BaseCommand):
             split=options["split"],
             mode=options["mode"],
             keyword_scoring=options["keyword_scoring"],
+            keyword_budget=_budget_shown(config),
             fusion=options["fusion"],
             dense_share=options["dense_share"],
             rrf_k=options["rrf_k"],
@@ -78,6 +85,7 @@ def _config(options: dict[str, Any]) -> RetrievalConfig:
         return RetrievalConfig(
             mode=options["mode"],
             keyword_scoring=options["keyword_scoring"],
+            keyword_pruning=keyword_pruning_configured(options["keyword_budget"]),
             fusion=options["fusion"],
             dense_share=options["dense_share"],
             rrf_k=options["rrf_k"],
@@ -89,6 +97,11 @@ def _config(options: dict[str, Any]) -> RetrievalConfig:
         )
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
+
+
+def _budget_shown(config: RetrievalConfig) -> int | str:
+    pruning = config.keyword_pruning
+    return "exact" if pruning is None else pruning.postings_budget
 
 
 def _reranker(mode: str) -> Reranker:
