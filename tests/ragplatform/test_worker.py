@@ -151,7 +151,10 @@ def test_the_task_loop_reports_the_task_it_runs(embedder: CountingEmbedder) -> N
     )
     worker.run()
 
-    assert seen == [f"document_process_task({document.pk},) [{result.id}]", ""]
+    # The document's task, then the sentence vectors its new chunks asked for, each reported
+    # while it runs and cleared after it.
+    assert seen[:2] == [f"document_process_task({document.pk},) [{result.id}]", ""]
+    assert len(seen) == 4 and seen[2].startswith("sentence_vectors_task(") and seen[3] == ""
     document.refresh_from_db()
     assert document.status == DocumentStatus.READY
     connections.close_all()
