@@ -184,7 +184,7 @@ def slots_for(period: Period) -> list[Slot]:
         step, label = (lambda d: d + dt.timedelta(days=7)), "week of %b %d"
     else:
         starts = [period.first.replace(day=1)]
-        step, label = _next_month, "%b %Y"
+        step, label = next_month, "%b %Y"
     while (following := step(starts[-1])) <= period.last:
         starts.append(following)
     return [
@@ -231,7 +231,7 @@ def _days(first: dt.date, last: dt.date) -> Iterable[dt.date]:
     return (first + dt.timedelta(days=n) for n in range((last - first).days + 1))
 
 
-def _next_month(day: dt.date) -> dt.date:
+def next_month(day: dt.date) -> dt.date:
     return (day.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
 
 
