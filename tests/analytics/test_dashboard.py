@@ -9,6 +9,7 @@ import io
 import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from html import unescape
 
 import pytest
@@ -22,7 +23,7 @@ from apps.analytics.dashboard.question_lists import period_turns_q, questions_re
 from apps.analytics.dashboard.selectors import Period, board_get, slots_for
 from apps.analytics.models import ANY, Category
 from apps.answers.models import Citation, CitationKind, Turn
-from tests.analytics.dashboard_world import FIRST, LAST, World, world_build
+from tests.analytics.dashboard_world import FIRST, LAST, World, world_build, world_spread
 
 pytestmark = pytest.mark.django_db
 
@@ -72,6 +73,30 @@ def test_latency_percentiles_bracket_the_true_ones(world: World) -> None:
     assert abs(board.total.p50_ms - true_p50) <= 500  # within the bucket's width
     slowest_bound = BUCKET_BOUNDS_MS[latency_bucket(max(totals))]
     assert board.total.p50_ms <= board.total.p95_ms <= slowest_bound
+
+
+def test_week_and_month_slots_hold_the_turns_of_their_days(world: World) -> None:
+    # Two years back from LAST, every 17 days: weeks and months clipped at both ends, and a
+    # previous period sharing a month with the period.
+    world_spread(world, [LAST - dt.timedelta(days=17 * n + 15) for n in range(43)])
+    for days in (90, 365):
+        period = Period(LAST - dt.timedelta(days=days - 1), LAST)
+        board = board_get(period=period)
+        assert len(board.slots) < days
+        for n, (slot, figures) in enumerate(zip(board.slots, board.series, strict=True)):
+            turns = Turn.objects.filter(
+                period_turns_q(replace(period, first=slot.first, last=slot.last))
+            )
+            assert figures.turns == turns.count() == sum(figures.latency), slot
+            assert figures.refused == turns.filter(refused=True).count(), slot
+            for line in board.intents:
+                assert line.counts[n] == turns.filter(intent=line.key).count(), (slot, line)
+            for line in board.categories:
+                decided = turns.filter(category_decisions__category_id=int(line.key))
+                assert line.counts[n] == decided.count(), (slot, line)
+        previous = Turn.objects.filter(period_turns_q(period.previous()))
+        assert board.previous.turns == previous.count() == sum(board.previous.latency) > 0
+        assert board.total.turns == Turn.objects.filter(period_turns_q(period)).count()
 
 
 def test_previous_period_is_the_same_length_just_before(world: World) -> None:

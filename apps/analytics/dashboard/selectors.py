@@ -1,9 +1,9 @@
 """Reads for the analytics dashboard: a period, its previous period, and what to chart.
 
 Every figure comes from the pre-aggregated daily counts (`models.Daily*Count`, kept by
-`services.daily_counts_refresh`), one grouped query per table, so a year costs the same few
-queries as a week. The two question lists are the exception: they read the turn log itself,
-bounded by the period on the indexed `created_at` and cut to ten rows (`question_lists.py`).
+`services.daily_counts_refresh`), one query per table grouped by chart slot (day, week or
+month), so a year costs the same few queries as a week and about as few rows. The two question
+lists are in `question_lists.py`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from django.db.models import Exists, OuterRef, QuerySet, Sum
+from django.db.models import (
+    BooleanField,
+    Exists,
+    ExpressionWrapper,
+    F,
+    OuterRef,
+    Q,
+    QuerySet,
+    Sum,
+)
+from django.db.models.functions import TruncMonth, TruncWeek
 
 from apps.analytics.counts.latency import BUCKETS, latency_percentile
 from apps.analytics.models import (
@@ -28,6 +38,8 @@ from apps.answers.composing.confidence import ConfidenceBand
 from apps.corpus.models import Document, DocumentStatus
 
 PRESET_DAYS = (7, 30, 90, 365)
+# Periods up to this many days are charted by day, then by week up to the second, then by month.
+DAY_SLOTS_UP_TO, WEEK_SLOTS_UP_TO = 62, 183
 DOCUMENTS_SHOWN = 10
 
 
@@ -177,13 +189,12 @@ class Board:
 
 def slots_for(period: Period) -> list[Slot]:
     """Days up to two months, weeks (from Monday) up to half a year, then months."""
-    if period.days <= 62:
+    if period.days <= DAY_SLOTS_UP_TO:
         return [Slot(d, d, f"{d:%b %d}") for d in _days(period.first, period.last)]
-    if period.days <= 183:
-        starts = [period.first - dt.timedelta(days=period.first.weekday())]
+    starts = [_first_slot_start(period)]
+    if period.days <= WEEK_SLOTS_UP_TO:
         step, label = (lambda d: d + dt.timedelta(days=7)), "week of %b %d"
     else:
-        starts = [period.first.replace(day=1)]
         step, label = next_month, "%b %Y"
     while (following := step(starts[-1])) <= period.last:
         starts.append(following)
@@ -205,11 +216,12 @@ def board_get(*, period: Period, readable: frozenset[int] | None = None) -> Boar
     rule of collections hides from the viewer is shown. The figures count every turn: counts
     name nothing."""
     slots = slots_for(period)
-    slot_of = _slot_index(slots)
+    slot_of = _slot_index(period, slots)
     turn_rows = list(
         period.cut(DailyTurnCount.objects.all())
         .order_by()
-        .values("day", "intent", "composer")
+        .annotate(slot=_slot_start_sql(period))
+        .values("slot", "intent", "composer")
         .annotate(**TURN_SUMS)
     )
     latency, previous_latency = _latency(period, slot_of, len(slots))
@@ -235,8 +247,29 @@ def next_month(day: dt.date) -> dt.date:
     return (day.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
 
 
-def _slot_index(slots: Sequence[Slot]) -> dict[dt.date, int]:
-    return {day: n for n, slot in enumerate(slots) for day in _days(slot.first, slot.last)}
+def _first_slot_start(period: Period) -> dt.date:
+    """Where the first slot would start if the period did not clip it."""
+    if period.days <= DAY_SLOTS_UP_TO:
+        return period.first
+    if period.days <= WEEK_SLOTS_UP_TO:
+        return period.first - dt.timedelta(days=period.first.weekday())
+    return period.first.replace(day=1)
+
+
+def _slot_start_sql(period: Period) -> Any:
+    """A count row's slot as SQL: the start of its day, week (from Monday, as PostgreSQL's
+    `date_trunc` counts weeks) or month, as `slots_for` starts them. The database sums the
+    rows of a slot, so a year hands Python a dozen rows per line, not one per day."""
+    if period.days <= DAY_SLOTS_UP_TO:
+        return F("day")
+    return TruncWeek("day") if period.days <= WEEK_SLOTS_UP_TO else TruncMonth("day")
+
+
+def _slot_index(period: Period, slots: Sequence[Slot]) -> dict[dt.date, int]:
+    """The slot of each slot start `_slot_start_sql` gives, and of every day (a clipped first
+    slot starts before the period)."""
+    index = {day: n for n, slot in enumerate(slots) for day in _days(slot.first, slot.last)}
+    return index | {_first_slot_start(period): 0}
 
 
 def _figures(row: Mapping[str, Any], latency: tuple[int, ...] | None = None) -> Figures:
@@ -252,7 +285,7 @@ def _series(
 ) -> tuple[Figures, ...]:
     series = [Figures(latency=latency[n]) for n in range(size)]
     for row in rows:
-        n = slot_of[row["day"]]
+        n = slot_of[row["slot"]]
         series[n] = series[n] + _figures(row)
     return tuple(series)
 
@@ -265,13 +298,21 @@ def _previous(period: Period, latency: tuple[int, ...]) -> Figures:
 def _latency(
     period: Period, slot_of: Mapping[dt.date, int], size: int
 ) -> tuple[list[tuple[int, ...]], tuple[int, ...]]:
-    """Per slot and for the previous period, from one query over both periods."""
+    """Per slot and for the previous period, from one query over both periods (a month can
+    hold days of both, so each row says which period it sums)."""
     both = replace(period, first=period.previous().first)
-    rows = both.cut(DailyLatencyCount.objects.all()).values_list("day", "bucket", "turns")
+    current = ExpressionWrapper(Q(day__gte=period.first), output_field=BooleanField())
+    rows = (
+        both.cut(DailyLatencyCount.objects.all())
+        .order_by()
+        .annotate(slot=_slot_start_sql(period), current=current)
+        .values_list("slot", "current", "bucket")
+        .annotate(Sum("turns"))
+    )
     slots = [[0] * BUCKETS for _ in range(size)]
     previous = [0] * BUCKETS
-    for day, bucket, turns in rows:
-        counts = slots[slot_of[day]] if day >= period.first else previous
+    for slot, is_current, bucket, turns in rows:
+        counts = slots[slot_of[slot]] if is_current else previous
         counts[bucket] += turns
     return [tuple(s) for s in slots], tuple(previous)
 
@@ -281,7 +322,7 @@ def _lines(
 ) -> list[Line]:
     counts: dict[str, list[int]] = defaultdict(lambda: [0] * size)
     for row in rows:
-        counts[row[key]][slot_of[row["day"]]] += row["turns"]
+        counts[row[key]][slot_of[row["slot"]]] += row["turns"]
     lines = [Line(k, k or "(not classified)", tuple(c)) for k, c in counts.items()]
     return sorted(lines, key=lambda line: (-line.total, line.label))
 
@@ -290,7 +331,8 @@ def _categories(period: Period, slot_of: Mapping[dt.date, int], size: int) -> li
     rows = (
         period.cut_categories(DailyCategoryCount.objects.all())
         .order_by()
-        .values("day", "category_id", "category__name")
+        .annotate(slot=_slot_start_sql(period))
+        .values("slot", "category_id", "category__name")
         .annotate(
             turns=Sum("turns"),
             refused=Sum("refused"),
@@ -304,7 +346,7 @@ def _categories(period: Period, slot_of: Mapping[dt.date, int], size: int) -> li
     )
     for row in rows:
         key = (row["category_id"], row["category__name"])
-        counts[key][slot_of[row["day"]]] += row["turns"]
+        counts[key][slot_of[row["slot"]]] += row["turns"]
         for name, column in (
             ("refused", "refused"),
             ("feedback_up", "up"),
