@@ -17,11 +17,14 @@ from django.db.models import QuerySet
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils.http import urlencode
 
+from apps.analytics.admin.dashboard_page import TurnLinks
 from apps.analytics.counts.latency import BUCKET_BOUNDS_MS, latency_bucket
 from apps.analytics.dashboard.question_lists import period_turns_q, questions_refused
 from apps.analytics.dashboard.selectors import Period, board_get, slots_for
 from apps.analytics.models import ANY, Category
+from apps.answers.admin.filters import TurnListParam as P
 from apps.answers.models import Citation, CitationKind, Turn
 from tests.analytics.dashboard_world import FIRST, LAST, World, world_build, world_spread
 
@@ -131,6 +134,21 @@ def test_every_dashboard_link_lands_on_a_turn_list_with_the_same_count(
             response = admin_client.get(href)
             assert response.status_code == 200, href
             assert response.context["cl"].result_count == shown, href
+
+
+def test_links_are_encoded_as_urlencode_encodes_the_whole_query(world: World) -> None:
+    period = Period(FIRST, LAST, world.a.pk, ANY, world.hr.pk)
+    links = TurnLinks("/admin/answers/turn/", period)
+    cuts = {P.COLLECTION: world.a.pk, P.CATEGORY: world.hr.pk}
+    asked: list[dict[str, str | int]] = [
+        {}, {P.REFUSED: 1}, {P.REFUSED: True}, {P.REFUSED: "1"}, {P.CATEGORY: world.it.pk},
+        {P.QUESTION: "Why & how? 100% / ∑"}, {P.REFUSED: 1},
+    ]  # fmt: skip
+    for params in asked:
+        query: dict[str, str | int] = {P.DAY_FROM: str(FIRST), P.DAY_TO: str(LAST)}
+        query |= cuts | params
+        assert links.href(params) == f"/admin/answers/turn/?{urlencode(query)}", params
+    assert TurnLinks("", period).href({P.REFUSED: 1}) == ""
 
 
 def test_refused_questions_group_identical_questions_and_link_to_them(

@@ -9,7 +9,7 @@ lists are in `question_lists.py`.
 from __future__ import annotations
 
 import datetime as dt
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
@@ -125,6 +125,7 @@ class Figures:
 
 
 _SUMMED = tuple(f for f in fields(Figures) if f.name != "latency")
+_SUMMED_NAMES = tuple(f.name for f in _SUMMED)
 TURN_SUMS = {f.name: Sum(f.name) for f in _SUMMED}
 
 
@@ -283,11 +284,13 @@ def _series(
     size: int,
     latency: Sequence[tuple[int, ...]],
 ) -> tuple[Figures, ...]:
-    series = [Figures(latency=latency[n]) for n in range(size)]
+    # Summed as plain numbers, one Figures per slot at the end: a month has ten rows a day.
+    sums: list[Counter[str]] = [Counter() for _ in range(size)]
     for row in rows:
-        n = slot_of[row["slot"]]
-        series[n] = series[n] + _figures(row)
-    return tuple(series)
+        slot = sums[slot_of[row["slot"]]]
+        for name in _SUMMED_NAMES:
+            slot[name] += row[name] or 0
+    return tuple(_figures(sums[n], latency[n]) for n in range(size))
 
 
 def _previous(period: Period, latency: tuple[int, ...]) -> Figures:
