@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import threading
 
 import pytest
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Sum
 from django.db.models.functions import TruncMonth
 
+from apps.analytics.counts.refused_questions import LOCK
 from apps.analytics.dashboard.question_lists import (
     SHOWN,
     QuestionCount,
@@ -272,3 +274,31 @@ def test_a_question_longer_than_an_index_entry_is_counted() -> None:
     daily_counts_refresh(day=day)
 
     assert questions_refused(period=Period(day, day)) == [QuestionCount(question, 1)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refresh_waits_for_the_lock_every_day_shares_before_moving_the_month() -> None:
+    day = dt.date(2026, 2, 10)
+    turn = TurnFactory.create(question="Held back?", refused=True, refusal_reason="Not found")
+    Turn.objects.filter(pk=turn.pk).update(
+        created_at=dt.datetime.combine(day, dt.time(12), tzinfo=dt.UTC)
+    )
+    done = threading.Event()
+
+    def refresh() -> None:
+        try:
+            daily_counts_refresh(day=day)
+        finally:
+            connection.close()
+            done.set()
+
+    worker = threading.Thread(target=refresh)
+    with transaction.atomic(), connection.cursor() as cursor:
+        # Another day's refresh, between reading its turns and committing its rows.
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", LOCK)
+        worker.start()
+        assert not done.wait(1.5)
+        assert not MonthlyRefusedQuestion.objects.exists()
+    assert done.wait(30)
+    worker.join()
+    assert _months_stored() == _months_summed() != set()

@@ -25,7 +25,7 @@ from apps.analytics.models import (
 )
 
 # Under the daily counts' lock key, second key 0: day locks use the day's ordinal (from 1).
-_LOCK = (0x0DA1C0, 0)
+LOCK = (0x0DA1C0, 0)
 _COLUMNS = ("collection", "group", "category", "question_id", "turns")
 # collection, group, category, question id
 Key = tuple[int, int, int, int]
@@ -35,7 +35,7 @@ def refused_questions_store(*, day: dt.date, counts: RefusedCounts) -> None:
     """Replace the day's rows with `counts` and keep its month's rows the sum of the month's
     day rows. Runs inside the refresh's transaction, which holds the lock until it commits."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", _LOCK)
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", LOCK)
     rows = DailyRefusedQuestion.objects.filter(day=day)
     before = _keyed(rows.values_list(*_COLUMNS))
     rows.delete()
