@@ -21,8 +21,9 @@ from django.utils.http import urlencode
 
 from apps.analytics.admin.dashboard_page import TurnLinks
 from apps.analytics.counts.latency import BUCKET_BOUNDS_MS, latency_bucket
+from apps.analytics.dashboard.periods import Period, slots_for
 from apps.analytics.dashboard.question_lists import period_turns_q, questions_refused
-from apps.analytics.dashboard.selectors import Period, board_get, slots_for
+from apps.analytics.dashboard.selectors import board_get
 from apps.analytics.models import ANY, Category
 from apps.answers.admin.filters import TurnListParam as P
 from apps.answers.models import Citation, CitationKind, Turn

@@ -14,6 +14,7 @@ from django.db.models import Count, Sum
 from django.db.models.functions import TruncMonth
 
 from apps.analytics.counts.refused_questions import LOCK
+from apps.analytics.dashboard.periods import Period
 from apps.analytics.dashboard.question_lists import (
     SHOWN,
     QuestionCount,
@@ -21,7 +22,6 @@ from apps.analytics.dashboard.question_lists import (
     period_turns_q,
     questions_refused,
 )
-from apps.analytics.dashboard.selectors import Period
 from apps.analytics.models import ANY, DailyRefusedQuestion, MonthlyRefusedQuestion, QuestionText
 from apps.analytics.services import daily_counts_refresh, daily_counts_refresh_range
 from apps.answers.models import Turn

@@ -19,8 +19,9 @@ from django.utils import timezone
 from django.utils.http import urlencode
 
 from apps.analytics.dashboard.charts import Segment, Series, bars_svg, colour_at, lines_svg
+from apps.analytics.dashboard.periods import PRESET_DAYS, Period, Slot
 from apps.analytics.dashboard.question_lists import QuestionCount
-from apps.analytics.dashboard.selectors import PRESET_DAYS, Board, Figures, Line, Period, Slot
+from apps.analytics.dashboard.selectors import Board, Figures, Line
 from apps.analytics.models import ANY, Category
 from apps.answers.admin.display import BAND_COLOURS
 from apps.answers.admin.filters import TurnListParam as P

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from django.db import connection
 from django.db.models import Q
 
-from apps.analytics.dashboard.selectors import Period, next_month
+from apps.analytics.dashboard.periods import Period, next_month
 from apps.analytics.models import ANY, DailyRefusedQuestion, MonthlyRefusedQuestion, QuestionText
 from apps.answers.models import Turn
 from apps.answers.turn.cuts import asker_group_q, local_days_q, readable_collection_q

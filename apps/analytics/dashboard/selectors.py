@@ -1,4 +1,5 @@
-"""Reads for the analytics dashboard: a period, its previous period, and what to chart.
+"""Reads for the analytics dashboard: what to chart for a period (`periods.Period`) and how it
+compares with the period before.
 
 Every figure comes from the pre-aggregated daily counts (`models.Daily*Count`, kept by
 `services.daily_counts_refresh`), one query per table grouped by chart slot (day, week or
@@ -14,19 +15,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from django.db.models import (
-    BooleanField,
-    Exists,
-    ExpressionWrapper,
-    F,
-    OuterRef,
-    Q,
-    QuerySet,
-    Sum,
-)
-from django.db.models.functions import TruncMonth, TruncWeek
+from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q, Sum
 
 from apps.analytics.counts.latency import BUCKETS, latency_percentile
+from apps.analytics.dashboard.periods import Period, Slot, slot_index, slot_start_sql, slots_for
 from apps.analytics.models import (
     ANY,
     DailyCategoryCount,
@@ -37,45 +29,7 @@ from apps.analytics.models import (
 from apps.answers.composing.confidence import ConfidenceBand
 from apps.corpus.models import Document, DocumentStatus
 
-PRESET_DAYS = (7, 30, 90, 365)
-# Periods up to this many days are charted by day, then by week up to the second, then by month.
-DAY_SLOTS_UP_TO, WEEK_SLOTS_UP_TO = 62, 183
 DOCUMENTS_SHOWN = 10
-
-
-@dataclass(frozen=True)
-class Period:
-    """Local days `first` to `last`, both included, cut by a collection, a group and a category
-    decided at the turn (each ANY when not cut)."""
-
-    first: dt.date
-    last: dt.date
-    collection: int = ANY
-    group: int = ANY
-    category: int = ANY
-
-    @property
-    def days(self) -> int:
-        return (self.last - self.first).days + 1
-
-    def previous(self) -> Period:
-        """The same number of days just before, with the same cuts."""
-        last = self.first - dt.timedelta(days=1)
-        return replace(self, first=last - dt.timedelta(days=self.days - 1), last=last)
-
-    def cut(self, rows: QuerySet[Any]) -> QuerySet[Any]:
-        """Rows of a table cut by category as well (turns, latency, documents)."""
-        return self._days_and_audience(rows).filter(category=self.category)
-
-    def cut_categories(self, rows: QuerySet[Any]) -> QuerySet[Any]:
-        """`DailyCategoryCount` rows: their category is the cut, so a filter picks its rows."""
-        rows = self._days_and_audience(rows)
-        return rows if self.category == ANY else rows.filter(category_id=self.category)
-
-    def _days_and_audience(self, rows: QuerySet[Any]) -> QuerySet[Any]:
-        return rows.filter(
-            day__range=(self.first, self.last), collection=self.collection, group=self.group
-        )
 
 
 @dataclass(frozen=True)
@@ -130,15 +84,6 @@ TURN_SUMS = {f.name: Sum(f.name) for f in _SUMMED}
 
 
 @dataclass(frozen=True)
-class Slot:
-    """One point of a chart: a day, a week or a month, clipped to the period."""
-
-    first: dt.date
-    last: dt.date
-    label: str
-
-
-@dataclass(frozen=True)
 class Line:
     """One named series over the slots (an intent, a category), with its period totals."""
 
@@ -188,27 +133,6 @@ class Board:
     documents_unready_total: int
 
 
-def slots_for(period: Period) -> list[Slot]:
-    """Days up to two months, weeks (from Monday) up to half a year, then months."""
-    if period.days <= DAY_SLOTS_UP_TO:
-        return [Slot(d, d, f"{d:%b %d}") for d in _days(period.first, period.last)]
-    starts = [_first_slot_start(period)]
-    if period.days <= WEEK_SLOTS_UP_TO:
-        step, label = (lambda d: d + dt.timedelta(days=7)), "week of %b %d"
-    else:
-        step, label = next_month, "%b %Y"
-    while (following := step(starts[-1])) <= period.last:
-        starts.append(following)
-    return [
-        Slot(
-            max(start, period.first),
-            min(step(start) - dt.timedelta(days=1), period.last),
-            f"{start:{label}}",
-        )
-        for start in starts
-    ]
-
-
 def board_get(*, period: Period, readable: frozenset[int] | None = None) -> Board:
     """Nine queries whatever the period: turns, previous, latency, categories, documents x5.
 
@@ -217,11 +141,11 @@ def board_get(*, period: Period, readable: frozenset[int] | None = None) -> Boar
     rule of collections hides from the viewer is shown. The figures count every turn: counts
     name nothing."""
     slots = slots_for(period)
-    slot_of = _slot_index(period, slots)
+    slot_of = slot_index(period, slots)
     turn_rows = list(
         period.cut(DailyTurnCount.objects.all())
         .order_by()
-        .annotate(slot=_slot_start_sql(period))
+        .annotate(slot=slot_start_sql(period))
         .values("slot", "intent", "composer")
         .annotate(**TURN_SUMS)
     )
@@ -238,39 +162,6 @@ def board_get(*, period: Period, readable: frozenset[int] | None = None) -> Boar
         composers=_composers(turn_rows),
         **_documents(period, readable),
     )
-
-
-def _days(first: dt.date, last: dt.date) -> Iterable[dt.date]:
-    return (first + dt.timedelta(days=n) for n in range((last - first).days + 1))
-
-
-def next_month(day: dt.date) -> dt.date:
-    return (day.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
-
-
-def _first_slot_start(period: Period) -> dt.date:
-    """Where the first slot would start if the period did not clip it."""
-    if period.days <= DAY_SLOTS_UP_TO:
-        return period.first
-    if period.days <= WEEK_SLOTS_UP_TO:
-        return period.first - dt.timedelta(days=period.first.weekday())
-    return period.first.replace(day=1)
-
-
-def _slot_start_sql(period: Period) -> Any:
-    """A count row's slot as SQL: the start of its day, week (from Monday, as PostgreSQL's
-    `date_trunc` counts weeks) or month, as `slots_for` starts them. The database sums the
-    rows of a slot, so a year hands Python a dozen rows per line, not one per day."""
-    if period.days <= DAY_SLOTS_UP_TO:
-        return F("day")
-    return TruncWeek("day") if period.days <= WEEK_SLOTS_UP_TO else TruncMonth("day")
-
-
-def _slot_index(period: Period, slots: Sequence[Slot]) -> dict[dt.date, int]:
-    """The slot of each slot start `_slot_start_sql` gives, and of every day (a clipped first
-    slot starts before the period)."""
-    index = {day: n for n, slot in enumerate(slots) for day in _days(slot.first, slot.last)}
-    return index | {_first_slot_start(period): 0}
 
 
 def _figures(row: Mapping[str, Any], latency: tuple[int, ...] | None = None) -> Figures:
@@ -308,7 +199,7 @@ def _latency(
     rows = (
         both.cut(DailyLatencyCount.objects.all())
         .order_by()
-        .annotate(slot=_slot_start_sql(period), current=current)
+        .annotate(slot=slot_start_sql(period), current=current)
         .values_list("slot", "current", "bucket")
         .annotate(Sum("turns"))
     )
@@ -334,7 +225,7 @@ def _categories(period: Period, slot_of: Mapping[dt.date, int], size: int) -> li
     rows = (
         period.cut_categories(DailyCategoryCount.objects.all())
         .order_by()
-        .annotate(slot=_slot_start_sql(period))
+        .annotate(slot=slot_start_sql(period))
         .values("slot", "category_id", "category__name")
         .annotate(
             turns=Sum("turns"),
