@@ -327,6 +327,11 @@ def _drop(name: str) -> None:
     from django.db import connections
 
     connections.close_all()
+    # With DATABASE_POOL (the default) closing only hands the connections back to the pool,
+    # which keeps them open: DROP DATABASE would find them.
+    close_pool = getattr(connections["default"], "close_pool", None)  # PostgreSQL's backend
+    if close_pool is not None:
+        close_pool()
     params = connections["default"].get_connection_params()
     params["dbname"] = "postgres"
     params.pop("database", None)
