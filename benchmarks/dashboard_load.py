@@ -1,21 +1,22 @@
 """Dashboard load at a year of traffic: response time and query count from the daily counts.
 
     nice -n 10 .venv/bin/python benchmarks/dashboard_load.py [--turns 1000000] [--days 365]
-        [--repeat 7] [--keep] [--reuse]
+        [--repeat 7] [--keep] [--reuse] [--database ragbench_dashboard]
 
-Works in its own database (`ragbench_dashboard`) on the embedded PostgreSQL server (or on the
-server of DATABASE_URL), never in the platform's. It migrates that database, seeds `--turns`
-turns spread over the last `--days` days with one INSERT ... SELECT generate_series per table
-(conversations, turns, the categories decided at each turn, feedback, citations), runs the
-daily-count refresh for every day (timed), then requests the dashboard through Django's test
-client in every role that may open it: a superuser (every panel, the two question lists
-included), an analyst (the aggregates only) and an analyst who is also an auditor (the question
-lists too, with the document lists cut to the collections it may read), for a 30-day and a
-365-day range (and as a superuser for a year filtered to
-one category): the median of `--repeat` timed requests after one warm-up, and the number of
-SQL queries each request ran. `--reuse` measures again a
-database kept (`--keep`) from an earlier run, without seeding or counting; the database is
-dropped at the end unless `--keep`.
+Works in its own database (`--database`, by default `ragbench_dashboard`) on the embedded
+PostgreSQL server (or on the server of DATABASE_URL), never in the platform's. It migrates that
+database (timed), seeds `--turns` turns spread over the last `--days` days with one INSERT ...
+SELECT generate_series per table (conversations, turns, the categories decided at each turn,
+feedback, citations), runs the daily-count refresh for every day (timed), then requests the
+dashboard through Django's test client in every role that may open it: a superuser (every
+panel, the two question lists included), an analyst (the aggregates only) and an analyst who is
+also an auditor (the question lists too, with the document lists cut to the collections it may
+read), for a 30-day and a 365-day range (and as a superuser for a year filtered to one
+category): the median of `--repeat` timed requests after one warm-up, and the number of SQL
+queries each request ran. `--reuse` measures again a database kept (`--keep`) from an earlier
+run, without seeding or counting; the database is dropped at the end unless `--keep`. A copy of
+a kept database (`CREATE DATABASE b TEMPLATE a`) lets two versions of the code be measured in
+turn on the same seeded turns, each migrating its own copy (`--database b`).
 """
 
 from __future__ import annotations
@@ -98,11 +99,13 @@ def main() -> None:
     args = _arguments()
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(line_buffering=True)  # progress as it goes
-    _django_setup()
+    _django_setup(args.database)
     from django.db import connection
 
     try:
+        started = time.perf_counter()
         _migrate()
+        print(f"migrate: {time.perf_counter() - started:.1f} s")
         if args.reuse and _turns() >= args.turns:
             print(f"turns: {_turns():,}  (reused, seeded and counted before)")
         else:
@@ -112,7 +115,11 @@ def main() -> None:
                 f"turns: {_turns():,}  daily-count refresh of {args.days} days: {refresh_s:.1f} s"
             )
         print("load average: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
-        print(f"refused-question rows: {_refused_rows():,} (every cut), for the lists to sum")
+        print(
+            "refused-question rows (every cut): {:,} by day, {:,} by month, {:,} texts".format(
+                *_refused_rows()
+            )
+        )
         for role in ROLES:
             client = _client(role)
             for days in (30, 365):
@@ -125,7 +132,7 @@ def main() -> None:
     finally:
         connection.close()
         if not args.keep:
-            _drop()
+            _drop(args.database)
 
 
 def _arguments() -> argparse.Namespace:
@@ -135,13 +142,14 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--keep", action="store_true", help="keep the benchmark database")
     parser.add_argument("--reuse", action="store_true", help="measure a kept database again")
+    parser.add_argument("--database", default=DATABASE, help="the benchmark's own database")
     args = parser.parse_args()
     if args.turns < 10 or args.days < 1 or args.repeat < 1:
         parser.error("--turns must be at least 10, --days and --repeat at least 1")
     return args
 
 
-def _django_setup() -> None:
+def _django_setup(name: str = DATABASE) -> None:
     sys.path.insert(0, str(REPO))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ragplatform.settings")
     import django
@@ -150,9 +158,9 @@ def _django_setup() -> None:
     django.setup()
     # Before the first connection: everything below runs in the benchmark's own database.
     database = settings.DATABASES["default"]
-    database["NAME"] = DATABASE
+    database["NAME"] = name
     if "EMBEDDED_DATABASE" in database:
-        database["EMBEDDED_DATABASE"] = DATABASE
+        database["EMBEDDED_DATABASE"] = name
     settings.ALLOWED_HOSTS = ["testserver"]
 
 
@@ -168,10 +176,14 @@ def _turns() -> int:
     return Turn.objects.count()
 
 
-def _refused_rows() -> int:
-    from apps.analytics.models import DailyRefusedQuestion
+def _refused_rows() -> tuple[int, int, int]:
+    from apps.analytics.models import DailyRefusedQuestion, MonthlyRefusedQuestion, QuestionText
 
-    return DailyRefusedQuestion.objects.count()
+    return (
+        DailyRefusedQuestion.objects.count(),
+        MonthlyRefusedQuestion.objects.count(),
+        QuestionText.objects.count(),
+    )
 
 
 def _seed(*, turns: int, days: int) -> None:
@@ -309,18 +321,23 @@ def _timed(call: Callable[[], Any]) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def _drop() -> None:
+def _drop(name: str) -> None:
     import psycopg
     from django.conf import settings
     from django.db import connections
 
     connections.close_all()
+    # With DATABASE_POOL (the default) closing only hands the connections back to the pool,
+    # which keeps them open: DROP DATABASE would find them.
+    close_pool = getattr(connections["default"], "close_pool", None)  # PostgreSQL's backend
+    if close_pool is not None:
+        close_pool()
     params = connections["default"].get_connection_params()
     params["dbname"] = "postgres"
     params.pop("database", None)
     with psycopg.connect(**params, autocommit=True) as conn:
-        conn.execute(f'DROP DATABASE IF EXISTS "{DATABASE}"')
-    print(f"dropped {DATABASE} ({settings.DATABASES['default']['ENGINE']})")
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+    print(f"dropped {name} ({settings.DATABASES['default']['ENGINE']})")
 
 
 if __name__ == "__main__":

@@ -3,12 +3,12 @@ pre-aggregated daily counts the dashboard reads."""
 
 from __future__ import annotations
 
+import hashlib
 import operator
 from functools import reduce
 
 from django.db import models
-from django.db.models import F, Q
-from django.db.models.functions import MD5
+from django.db.models import CharField, F, Func, Q, Value
 
 from apps.answers.composing.confidence import ConfidenceBand
 from apps.answers.models import Conversation, Turn
@@ -221,6 +221,45 @@ class DailyDocumentCount(models.Model):
         return f"{self.day} document {self.document_id}: {self.turns} turns"
 
 
+def question_digest(text: str) -> str:
+    """`QuestionText.digest` of a text, as the database computes it (`text_sha256`)."""
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def text_sha256(text: F) -> Func:
+    """SHA-256 of a text's UTF-8 bytes, in hex (PostgreSQL's built-in `sha256`, no extension)."""
+    utf8 = Func(text, Value("UTF8"), function="convert_to")
+    return Func(
+        Func(utf8, function="sha256"), Value("hex"), function="encode", output_field=CharField()
+    )
+
+
+class QuestionText(models.Model):
+    """A refused question's exact text, stored once, so the refused-question counts group by an
+    integer instead of hashing every text of the period on each view.
+
+    `digest` (the text's SHA-256, in hex) is how the refresh finds a text again: a text may be
+    longer than a B-tree entry, and the database checks the digest belongs to the text, so one
+    digest is one text. The refresh adds the texts it counts and removes those no count row
+    refers to any more (a turn purged, a refusal withdrawn), so no text outlives its turns'
+    counts.
+    """
+
+    digest = models.CharField(max_length=64, unique=True)
+    text = models.TextField()
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(digest=text_sha256(F("text"))),
+                name="analytics_question_text_digest_is_sha256",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.text[:60]
+
+
 class DailyRefusedQuestion(models.Model):
     """How many of a day's refused turns asked one question (its exact text), cut by the
     collections the turn could read, its asker's groups and the categories decided at it as
@@ -235,24 +274,55 @@ class DailyRefusedQuestion(models.Model):
     collection = models.PositiveIntegerField(default=ANY)
     group = models.PositiveIntegerField(default=ANY)
     category = models.PositiveIntegerField(default=ANY)
-    question = models.TextField()
+    question = models.ForeignKey(QuestionText, on_delete=models.PROTECT, related_name="+")
     turns = models.PositiveIntegerField()
 
     class Meta:
         constraints = [
-            # By the text's digest: a long question would not fit a B-tree entry. The leading
-            # cut and day columns serve the dashboard's range read.
+            # The dashboard's read is an index-only scan of this index: a cut's days, in order,
+            # with the question's id and its turns, never the table's pages.
             models.UniqueConstraint(
-                F("collection"), F("group"), F("category"), F("day"), MD5("question"),
+                fields=["collection", "group", "category", "day", "question"],
+                include=["turns"],
                 name="analytics_daily_refused_question_once",
             ),
             models.CheckConstraint(
                 condition=Q(turns__gte=1), name="analytics_daily_refused_question_has_turns"
             ),
-        ]  # fmt: skip
+        ]
 
     def __str__(self) -> str:
-        return f"{self.day} {self.question[:40]!r}: {self.turns} refused"
+        return f"{self.day} question {self.question_id}: {self.turns} refused"
+
+
+class MonthlyRefusedQuestion(models.Model):
+    """`DailyRefusedQuestion` summed over a calendar month (`month` is its first day), so a
+    year's "most often refused" list sums twelve months of rows and the days at its two ends,
+    not every day. Kept equal to the sum of the month's day rows by the same refresh that
+    writes them (it adds what a day's rows changed by)."""
+
+    month = models.DateField()
+    collection = models.PositiveIntegerField(default=ANY)
+    group = models.PositiveIntegerField(default=ANY)
+    category = models.PositiveIntegerField(default=ANY)
+    question = models.ForeignKey(QuestionText, on_delete=models.PROTECT, related_name="+")
+    turns = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["collection", "group", "category", "month", "question"],
+                include=["turns"],
+                name="analytics_monthly_refused_question_once",
+            ),
+            models.CheckConstraint(
+                condition=Q(turns__gte=1, month__day=1),
+                name="analytics_monthly_refused_question_counted_month",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.month:%Y-%m} question {self.question_id}: {self.turns} refused"
 
 
 class TurnCategory(models.Model):

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from django.db import connection, transaction
 
 from apps.analytics.counts.day_rows import day_rows
+from apps.analytics.counts.refused_questions import refused_questions_store
 from apps.analytics.models import (
     ANY,
     Category,
@@ -16,7 +17,6 @@ from apps.analytics.models import (
     DailyCategoryCount,
     DailyDocumentCount,
     DailyLatencyCount,
-    DailyRefusedQuestion,
     DailyTurnCount,
     TurnCategory,
 )
@@ -122,7 +122,6 @@ _DAY_TABLES = (
     DailyLatencyCount,
     DailyCategoryCount,
     DailyDocumentCount,
-    DailyRefusedQuestion,
 )
 
 
@@ -145,7 +144,8 @@ def daily_counts_refresh(*, day: dt.date) -> DayCounted:
         DailyLatencyCount.objects.bulk_create(rows.latency, batch_size=1000)
         DailyCategoryCount.objects.bulk_create(rows.categories, batch_size=1000)
         DailyDocumentCount.objects.bulk_create(rows.documents, batch_size=1000)
-        DailyRefusedQuestion.objects.bulk_create(rows.refused_questions, batch_size=1000)
+        # Last: it takes the lock every day's refresh shares, held until the commit.
+        refused_questions_store(day=day, counts=rows.refused_questions)
     uncut = [r for r in rows.turns if r.collection == ANY and r.group == ANY]
     return DayCounted(
         day=day, turns=sum(r.turns for r in uncut), composers=len({r.composer for r in uncut})

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.contrib.auth.models import Group, User
 
 from apps.analytics.models import Category, TurnCategory
-from apps.analytics.services import daily_counts_refresh_range
+from apps.analytics.services import daily_counts_refresh, daily_counts_refresh_range
 from apps.answers.models import FeedbackRating, Turn, TurnFeedback
 from apps.corpus.models import Collection, Document
 from tests.factories import (
@@ -64,6 +65,16 @@ def world_build(turns: int = 42) -> World:
         _turn(world, n, users[n % 4] if n % 4 < 3 else None, next(readable))
     daily_counts_refresh_range(first=FIRST - dt.timedelta(days=14), last=LAST)
     return world
+
+
+def world_spread(world: World, days: Sequence[dt.date]) -> None:
+    """One more turn on each day given, as varied as the world's own, and those days counted."""
+    for n, day in enumerate(days):
+        turn = _turn(world, n, None, None)
+        when = dt.datetime.combine(day, dt.time(12), tzinfo=dt.UTC)
+        Turn.objects.filter(pk=turn.pk).update(created_at=when)
+    for day in sorted(set(days)):
+        daily_counts_refresh(day=day)
 
 
 def _turn(world: World, n: int, user: User | None, readable: list[int] | None) -> Turn:

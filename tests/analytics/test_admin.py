@@ -13,7 +13,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from apps.analytics.dashboard.selectors import Period, board_get
+from apps.analytics.dashboard.periods import Period
+from apps.analytics.dashboard.selectors import board_get
 from apps.analytics.models import Category, ConversationCategory
 from apps.analytics.selectors import local_period
 from apps.analytics.services import daily_counts_refresh_range

@@ -19,7 +19,8 @@ from django.db import IntegrityError, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from apps.analytics.dashboard.selectors import Figures, Period, board_get
+from apps.analytics.dashboard.periods import Period
+from apps.analytics.dashboard.selectors import Figures, board_get
 from apps.analytics.models import ANY, DailyTurnCount
 from apps.analytics.services import daily_counts_refresh
 from apps.analytics.tasks import daily_counts_task

@@ -9,6 +9,7 @@ import io
 import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from html import unescape
 
 import pytest
@@ -16,13 +17,17 @@ from django.db.models import QuerySet
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils.http import urlencode
 
+from apps.analytics.admin.dashboard_page import TurnLinks
 from apps.analytics.counts.latency import BUCKET_BOUNDS_MS, latency_bucket
+from apps.analytics.dashboard.periods import Period, slots_for
 from apps.analytics.dashboard.question_lists import period_turns_q, questions_refused
-from apps.analytics.dashboard.selectors import Period, board_get, slots_for
+from apps.analytics.dashboard.selectors import board_get
 from apps.analytics.models import ANY, Category
+from apps.answers.admin.filters import TurnListParam as P
 from apps.answers.models import Citation, CitationKind, Turn
-from tests.analytics.dashboard_world import FIRST, LAST, World, world_build
+from tests.analytics.dashboard_world import FIRST, LAST, World, world_build, world_spread
 
 pytestmark = pytest.mark.django_db
 
@@ -74,6 +79,30 @@ def test_latency_percentiles_bracket_the_true_ones(world: World) -> None:
     assert board.total.p50_ms <= board.total.p95_ms <= slowest_bound
 
 
+def test_week_and_month_slots_hold_the_turns_of_their_days(world: World) -> None:
+    # Two years back from LAST, every 17 days: weeks and months clipped at both ends, and a
+    # previous period sharing a month with the period.
+    world_spread(world, [LAST - dt.timedelta(days=17 * n + 15) for n in range(43)])
+    for days in (90, 365):
+        period = Period(LAST - dt.timedelta(days=days - 1), LAST)
+        board = board_get(period=period)
+        assert len(board.slots) < days
+        for n, (slot, figures) in enumerate(zip(board.slots, board.series, strict=True)):
+            turns = Turn.objects.filter(
+                period_turns_q(replace(period, first=slot.first, last=slot.last))
+            )
+            assert figures.turns == turns.count() == sum(figures.latency), slot
+            assert figures.refused == turns.filter(refused=True).count(), slot
+            for line in board.intents:
+                assert line.counts[n] == turns.filter(intent=line.key).count(), (slot, line)
+            for line in board.categories:
+                decided = turns.filter(category_decisions__category_id=int(line.key))
+                assert line.counts[n] == decided.count(), (slot, line)
+        previous = Turn.objects.filter(period_turns_q(period.previous()))
+        assert board.previous.turns == previous.count() == sum(board.previous.latency) > 0
+        assert board.total.turns == Turn.objects.filter(period_turns_q(period)).count()
+
+
 def test_previous_period_is_the_same_length_just_before(world: World) -> None:
     week = Period(LAST - dt.timedelta(days=6), LAST)
     board = board_get(period=week)
@@ -106,6 +135,21 @@ def test_every_dashboard_link_lands_on_a_turn_list_with_the_same_count(
             response = admin_client.get(href)
             assert response.status_code == 200, href
             assert response.context["cl"].result_count == shown, href
+
+
+def test_links_are_encoded_as_urlencode_encodes_the_whole_query(world: World) -> None:
+    period = Period(FIRST, LAST, world.a.pk, ANY, world.hr.pk)
+    links = TurnLinks("/admin/answers/turn/", period)
+    cuts = {P.COLLECTION: world.a.pk, P.CATEGORY: world.hr.pk}
+    asked: list[dict[str, str | int]] = [
+        {}, {P.REFUSED: 1}, {P.REFUSED: True}, {P.REFUSED: "1"}, {P.CATEGORY: world.it.pk},
+        {P.QUESTION: "Why & how? 100% / ∑"}, {P.REFUSED: 1},
+    ]  # fmt: skip
+    for params in asked:
+        query: dict[str, str | int] = {P.DAY_FROM: str(FIRST), P.DAY_TO: str(LAST)}
+        query |= cuts | params
+        assert links.href(params) == f"/admin/answers/turn/?{urlencode(query)}", params
+    assert TurnLinks("", period).href({P.REFUSED: 1}) == ""
 
 
 def test_refused_questions_group_identical_questions_and_link_to_them(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django import forms
@@ -19,8 +19,9 @@ from django.utils import timezone
 from django.utils.http import urlencode
 
 from apps.analytics.dashboard.charts import Segment, Series, bars_svg, colour_at, lines_svg
+from apps.analytics.dashboard.periods import PRESET_DAYS, Period, Slot
 from apps.analytics.dashboard.question_lists import QuestionCount
-from apps.analytics.dashboard.selectors import PRESET_DAYS, Board, Figures, Line, Period, Slot
+from apps.analytics.dashboard.selectors import Board, Figures, Line
 from apps.analytics.models import ANY, Category
 from apps.answers.admin.display import BAND_COLOURS
 from apps.answers.admin.filters import TurnListParam as P
@@ -110,10 +111,16 @@ class PeriodForm(forms.Form):
 
 @dataclass(frozen=True)
 class TurnLinks:
-    """Links to the turn list with the period's filters; none for a reader who may not see turns."""
+    """Links to the turn list with the period's filters; none for a reader who may not see turns.
+
+    A month of charts and tables carries about a thousand links, most repeating the same few
+    filters, so each `name=value` is encoded once per page (as `urlencode` would encode it)."""
 
     base: str  # the turn list's URL, or "" without the permission
     period: Period
+    _encoded: dict[tuple[str, str | int, type], str] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
 
     def href(
         self,
@@ -134,11 +141,18 @@ class TurnLinks:
             query[P.GROUP] = self.period.group
         if self.period.category != ANY:
             query[P.CATEGORY] = self.period.category
-        return f"{self.base}?{urlencode({**query, **(params or {})})}"
+        pairs = {**query, **(params or {})}.items()
+        return f"{self.base}?{'&'.join(self._pair(name, value) for name, value in pairs)}"
 
     def slot(self, slot: Slot, params: Mapping[str, str | int] | None = None) -> str:
         """The turns of one chart slot (a day, week or month)."""
         return self.href(params, first=slot.first, last=slot.last)
+
+    def _pair(self, name: str, value: str | int) -> str:
+        key = (name, value, type(value))  # True and 1 are equal keys, not equal values
+        if key not in self._encoded:
+            self._encoded[key] = urlencode({name: value})
+        return self._encoded[key]
 
 
 def summary_cards(board: Board, links: TurnLinks) -> list[dict[str, Any]]:

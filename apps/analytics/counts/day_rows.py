@@ -5,8 +5,9 @@ could read all of them, the categories decided at each turn, the documents each 
 count table's rows are then built in Python, so the refresh costs the same whatever the cuts.
 The category is a cut like the collection and the group, so a dashboard filtered to one reads
 rows too: a turn adds to the `ANY` row and to the row of each category decided at it. A refused
-turn's question text is counted the same way, so the "most often refused" list reads rows too.
-`services.daily_counts_refresh` writes them.
+turn's question text is counted the same way (by text here; `refused_questions` stores them by
+the text's id), so the "most often refused" list reads rows too. `services.daily_counts_refresh`
+writes them.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from apps.analytics.models import (
     DailyCategoryCount,
     DailyDocumentCount,
     DailyLatencyCount,
-    DailyRefusedQuestion,
     DailyTurnCount,
     TurnCategory,
 )
@@ -49,6 +49,8 @@ TURN_MEASURES = (
     "feedback_down",
 )
 CATEGORY_MEASURES = ("turns", "refused", "feedback_up", "feedback_down")
+# (collection, group, category, question text) -> refused turns of the day
+RefusedCounts = Counter[tuple[int, int, int, str]]
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,7 @@ class DayRows:
     latency: list[DailyLatencyCount] = field(default_factory=list)
     categories: list[DailyCategoryCount] = field(default_factory=list)
     documents: list[DailyDocumentCount] = field(default_factory=list)
-    refused_questions: list[DailyRefusedQuestion] = field(default_factory=list)
+    refused_questions: RefusedCounts = field(default_factory=Counter)
 
 
 def day_rows(day: dt.date) -> DayRows:
@@ -116,7 +118,7 @@ def day_rows(day: dt.date) -> DayRows:
         turns=_turn_rows(day, facts),
         latency=_latency_rows(day, facts),
         categories=_category_rows(day, by_pk, decisions),
-        refused_questions=_refused_question_rows(day, facts),
+        refused_questions=_refused_question_counts(facts),
         documents=_document_rows(
             day, by_pk, cited.values_list("turn_id", "document_id").order_by().distinct()
         ),
@@ -247,15 +249,9 @@ def _document_rows(
     ]  # fmt: skip
 
 
-def _refused_question_rows(day: dt.date, facts: Iterable[TurnFacts]) -> list[DailyRefusedQuestion]:
-    counts: Counter[tuple[int, int, int, str]] = Counter()
+def _refused_question_counts(facts: Iterable[TurnFacts]) -> RefusedCounts:
+    counts: RefusedCounts = Counter()
     for fact in facts:
         if fact.refused:
             counts.update((*cut, fact.question) for cut in fact.category_cuts())
-    return [
-        DailyRefusedQuestion(
-            day=day, collection=collection, group=group, category=category, question=question,
-            turns=n,
-        )
-        for (collection, group, category, question), n in counts.items()
-    ]  # fmt: skip
+    return counts

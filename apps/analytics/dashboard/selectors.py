@@ -1,22 +1,24 @@
-"""Reads for the analytics dashboard: a period, its previous period, and what to chart.
+"""Reads for the analytics dashboard: what to chart for a period (`periods.Period`) and how it
+compares with the period before.
 
 Every figure comes from the pre-aggregated daily counts (`models.Daily*Count`, kept by
-`services.daily_counts_refresh`), one grouped query per table, so a year costs the same few
-queries as a week. The two question lists are the exception: they read the turn log itself,
-bounded by the period on the indexed `created_at` and cut to ten rows (`question_lists.py`).
+`services.daily_counts_refresh`), one query per table grouped by chart slot (day, week or
+month), so a year costs the same few queries as a week and about as few rows. The two question
+lists are in `question_lists.py`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from django.db.models import Exists, OuterRef, QuerySet, Sum
+from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q, Sum
 
 from apps.analytics.counts.latency import BUCKETS, latency_percentile
+from apps.analytics.dashboard.periods import Period, Slot, slot_index, slot_start_sql, slots_for
 from apps.analytics.models import (
     ANY,
     DailyCategoryCount,
@@ -27,43 +29,7 @@ from apps.analytics.models import (
 from apps.answers.composing.confidence import ConfidenceBand
 from apps.corpus.models import Document, DocumentStatus
 
-PRESET_DAYS = (7, 30, 90, 365)
 DOCUMENTS_SHOWN = 10
-
-
-@dataclass(frozen=True)
-class Period:
-    """Local days `first` to `last`, both included, cut by a collection, a group and a category
-    decided at the turn (each ANY when not cut)."""
-
-    first: dt.date
-    last: dt.date
-    collection: int = ANY
-    group: int = ANY
-    category: int = ANY
-
-    @property
-    def days(self) -> int:
-        return (self.last - self.first).days + 1
-
-    def previous(self) -> Period:
-        """The same number of days just before, with the same cuts."""
-        last = self.first - dt.timedelta(days=1)
-        return replace(self, first=last - dt.timedelta(days=self.days - 1), last=last)
-
-    def cut(self, rows: QuerySet[Any]) -> QuerySet[Any]:
-        """Rows of a table cut by category as well (turns, latency, documents)."""
-        return self._days_and_audience(rows).filter(category=self.category)
-
-    def cut_categories(self, rows: QuerySet[Any]) -> QuerySet[Any]:
-        """`DailyCategoryCount` rows: their category is the cut, so a filter picks its rows."""
-        rows = self._days_and_audience(rows)
-        return rows if self.category == ANY else rows.filter(category_id=self.category)
-
-    def _days_and_audience(self, rows: QuerySet[Any]) -> QuerySet[Any]:
-        return rows.filter(
-            day__range=(self.first, self.last), collection=self.collection, group=self.group
-        )
 
 
 @dataclass(frozen=True)
@@ -113,16 +79,8 @@ class Figures:
 
 
 _SUMMED = tuple(f for f in fields(Figures) if f.name != "latency")
+_SUMMED_NAMES = tuple(f.name for f in _SUMMED)
 TURN_SUMS = {f.name: Sum(f.name) for f in _SUMMED}
-
-
-@dataclass(frozen=True)
-class Slot:
-    """One point of a chart: a day, a week or a month, clipped to the period."""
-
-    first: dt.date
-    last: dt.date
-    label: str
 
 
 @dataclass(frozen=True)
@@ -175,28 +133,6 @@ class Board:
     documents_unready_total: int
 
 
-def slots_for(period: Period) -> list[Slot]:
-    """Days up to two months, weeks (from Monday) up to half a year, then months."""
-    if period.days <= 62:
-        return [Slot(d, d, f"{d:%b %d}") for d in _days(period.first, period.last)]
-    if period.days <= 183:
-        starts = [period.first - dt.timedelta(days=period.first.weekday())]
-        step, label = (lambda d: d + dt.timedelta(days=7)), "week of %b %d"
-    else:
-        starts = [period.first.replace(day=1)]
-        step, label = _next_month, "%b %Y"
-    while (following := step(starts[-1])) <= period.last:
-        starts.append(following)
-    return [
-        Slot(
-            max(start, period.first),
-            min(step(start) - dt.timedelta(days=1), period.last),
-            f"{start:{label}}",
-        )
-        for start in starts
-    ]
-
-
 def board_get(*, period: Period, readable: frozenset[int] | None = None) -> Board:
     """Nine queries whatever the period: turns, previous, latency, categories, documents x5.
 
@@ -205,11 +141,12 @@ def board_get(*, period: Period, readable: frozenset[int] | None = None) -> Boar
     rule of collections hides from the viewer is shown. The figures count every turn: counts
     name nothing."""
     slots = slots_for(period)
-    slot_of = _slot_index(slots)
+    slot_of = slot_index(period, slots)
     turn_rows = list(
         period.cut(DailyTurnCount.objects.all())
         .order_by()
-        .values("day", "intent", "composer")
+        .annotate(slot=slot_start_sql(period))
+        .values("slot", "intent", "composer")
         .annotate(**TURN_SUMS)
     )
     latency, previous_latency = _latency(period, slot_of, len(slots))
@@ -227,18 +164,6 @@ def board_get(*, period: Period, readable: frozenset[int] | None = None) -> Boar
     )
 
 
-def _days(first: dt.date, last: dt.date) -> Iterable[dt.date]:
-    return (first + dt.timedelta(days=n) for n in range((last - first).days + 1))
-
-
-def _next_month(day: dt.date) -> dt.date:
-    return (day.replace(day=28) + dt.timedelta(days=4)).replace(day=1)
-
-
-def _slot_index(slots: Sequence[Slot]) -> dict[dt.date, int]:
-    return {day: n for n, slot in enumerate(slots) for day in _days(slot.first, slot.last)}
-
-
 def _figures(row: Mapping[str, Any], latency: tuple[int, ...] | None = None) -> Figures:
     sums = {f.name: row.get(f.name) or 0 for f in _SUMMED}
     return Figures(**sums, latency=latency or (0,) * BUCKETS)
@@ -250,11 +175,13 @@ def _series(
     size: int,
     latency: Sequence[tuple[int, ...]],
 ) -> tuple[Figures, ...]:
-    series = [Figures(latency=latency[n]) for n in range(size)]
+    # Summed as plain numbers, one Figures per slot at the end: a month has ten rows a day.
+    sums: list[Counter[str]] = [Counter() for _ in range(size)]
     for row in rows:
-        n = slot_of[row["day"]]
-        series[n] = series[n] + _figures(row)
-    return tuple(series)
+        slot = sums[slot_of[row["slot"]]]
+        for name in _SUMMED_NAMES:
+            slot[name] += row[name] or 0
+    return tuple(_figures(sums[n], latency[n]) for n in range(size))
 
 
 def _previous(period: Period, latency: tuple[int, ...]) -> Figures:
@@ -265,13 +192,21 @@ def _previous(period: Period, latency: tuple[int, ...]) -> Figures:
 def _latency(
     period: Period, slot_of: Mapping[dt.date, int], size: int
 ) -> tuple[list[tuple[int, ...]], tuple[int, ...]]:
-    """Per slot and for the previous period, from one query over both periods."""
+    """Per slot and for the previous period, from one query over both periods (a month can
+    hold days of both, so each row says which period it sums)."""
     both = replace(period, first=period.previous().first)
-    rows = both.cut(DailyLatencyCount.objects.all()).values_list("day", "bucket", "turns")
+    current = ExpressionWrapper(Q(day__gte=period.first), output_field=BooleanField())
+    rows = (
+        both.cut(DailyLatencyCount.objects.all())
+        .order_by()
+        .annotate(slot=slot_start_sql(period), current=current)
+        .values_list("slot", "current", "bucket")
+        .annotate(Sum("turns"))
+    )
     slots = [[0] * BUCKETS for _ in range(size)]
     previous = [0] * BUCKETS
-    for day, bucket, turns in rows:
-        counts = slots[slot_of[day]] if day >= period.first else previous
+    for slot, is_current, bucket, turns in rows:
+        counts = slots[slot_of[slot]] if is_current else previous
         counts[bucket] += turns
     return [tuple(s) for s in slots], tuple(previous)
 
@@ -281,7 +216,7 @@ def _lines(
 ) -> list[Line]:
     counts: dict[str, list[int]] = defaultdict(lambda: [0] * size)
     for row in rows:
-        counts[row[key]][slot_of[row["day"]]] += row["turns"]
+        counts[row[key]][slot_of[row["slot"]]] += row["turns"]
     lines = [Line(k, k or "(not classified)", tuple(c)) for k, c in counts.items()]
     return sorted(lines, key=lambda line: (-line.total, line.label))
 
@@ -290,7 +225,8 @@ def _categories(period: Period, slot_of: Mapping[dt.date, int], size: int) -> li
     rows = (
         period.cut_categories(DailyCategoryCount.objects.all())
         .order_by()
-        .values("day", "category_id", "category__name")
+        .annotate(slot=slot_start_sql(period))
+        .values("slot", "category_id", "category__name")
         .annotate(
             turns=Sum("turns"),
             refused=Sum("refused"),
@@ -304,7 +240,7 @@ def _categories(period: Period, slot_of: Mapping[dt.date, int], size: int) -> li
     )
     for row in rows:
         key = (row["category_id"], row["category__name"])
-        counts[key][slot_of[row["day"]]] += row["turns"]
+        counts[key][slot_of[row["slot"]]] += row["turns"]
         for name, column in (
             ("refused", "refused"),
             ("feedback_up", "up"),
