@@ -3,7 +3,6 @@ typed outcome of one stage (`outcomes.py`)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -26,7 +25,7 @@ from apps.answers.models import (
     TurnStatus,
 )
 from apps.answers.turn.end_steps import TurnEnd, turn_end_steps_run
-from apps.answers.turn.notices import TURN_CHANNEL, notice_of_event
+from apps.answers.turn.notices import TURN_CHANNEL, event_encode
 from apps.answers.turn.outcomes import (
     TurnClassified,
     TurnFailed,
@@ -154,40 +153,54 @@ def turn_classified_record(*, turn_id: int, classified: TurnClassified) -> None:
     )
 
 
-def turn_retrieval_record(*, turn_id: int, retrieved: TurnRetrieved) -> None:
-    Turn.objects.filter(pk=turn_id).update(
-        retrieval_trace=retrieved.retrieval_trace, models_used=retrieved.models_used
-    )
+def turn_retrieval_record(
+    *, turn_id: int, retrieved: TurnRetrieved, context: dict[str, Any] | None = None
+) -> None:
+    """What retrieval found and, for an answer, the context window the composer saw (aliases
+    -> chunk ids, budget and utilisation), in one statement."""
+    columns = {"retrieval_trace": retrieved.retrieval_trace, "models_used": retrieved.models_used}
+    if context is not None:
+        columns["context"] = context
+    Turn.objects.filter(pk=turn_id).update(**columns)
 
 
-def turn_context_record(*, turn_id: int, context: dict[str, Any]) -> None:
-    """The context window the composer saw: aliases -> chunk ids, budget and utilisation."""
-    Turn.objects.filter(pk=turn_id).update(context=context)
-
-
+# The events of one write, stored in one statement and announced in seq order in the same
+# one: the arrays are the events' seq, type and data (JSON) and the notices that carry them.
 _APPEND = f"""
     WITH stored AS (
         INSERT INTO {TurnEvent._meta.db_table} (turn_id, seq, type, data, created_at)
-        VALUES (%s, %s, %s, %s::jsonb, statement_timestamp())
-        RETURNING 1
+        SELECT %s, e.seq, e.type, e.data::jsonb, statement_timestamp()
+        FROM unnest(%s::integer[], %s::text[], %s::text[]) AS e (seq, type, data)
+        RETURNING seq
     )
-    SELECT pg_notify(%s, %s) FROM stored
+    SELECT pg_notify(%s, n.notice)
+    FROM unnest(%s::integer[], %s::text[]) AS n (seq, notice) JOIN stored USING (seq)
+    ORDER BY n.seq
 """  # noqa: S608 - the table name is our own model's, the values are parameters
 
 
-def turn_event_append(*, envelope: Envelope) -> None:
-    """Store the event and announce it to every process in one statement: followers hear of
-    it exactly when it is committed (inside `turn_end`'s transaction, with the turn's end)."""
+def turn_events_append(*, turn_id: int, envelopes: Sequence[Envelope]) -> None:
+    """Store the events of one write and announce them to every process in one statement:
+    followers hear of them exactly when they are committed (inside `turn_end`'s transaction,
+    with the turn's end), in order. Each event's data is encoded once, for its row and its
+    notice. A number already taken refuses the whole write (IntegrityError)."""
+    if not envelopes:
+        return
+    if any(e["turn"] != turn_id for e in envelopes):
+        raise ValueError(f"every event of one write belongs to turn {turn_id}")
+    seqs = [e["seq"] for e in envelopes]
+    encoded = [event_encode(e) for e in envelopes]
     with connection.cursor() as cursor:
         cursor.execute(
             _APPEND,
             [
-                envelope["turn"],
-                envelope["seq"],
-                envelope["type"],
-                json.dumps(envelope["data"]),
+                turn_id,
+                seqs,
+                [e["type"] for e in envelopes],
+                [e.data for e in encoded],
                 TURN_CHANNEL,
-                notice_of_event(envelope),
+                seqs,
+                [e.notice for e in encoded],
             ],
         )
 
@@ -203,15 +216,21 @@ def turn_usage_record(*, turn_id: int, usage: TurnUsage) -> None:
     )
 
 
-def turn_end(*, turn_id: int, seq: int, outcome: TurnOutcome) -> Envelope:
+def turn_end(
+    *, turn_id: int, seq: int, outcome: TurnOutcome, before: Sequence[Envelope] = ()
+) -> Envelope:
     """The one place a turn ends: its final columns and its terminal event are stored together,
-    then the registered turn-end steps run once the transaction commits."""
+    then the registered turn-end steps run once the transaction commits. `before` are the
+    turn's last events (numbered before `seq`), stored in the same statement as its end."""
     with transaction.atomic():
         if isinstance(outcome, TurnFailed):
+            # What a failed turn keeps is read from the store: its last events first.
+            turn_events_append(turn_id=turn_id, envelopes=before)
+            before = ()
             outcome = _failed_keeping_what_was_sent(turn_id, outcome)
         status, columns, envelope = _ending(turn_id, seq, outcome)
         Turn.objects.filter(pk=turn_id).update(status=status, finished_at=timezone.now(), **columns)
-        turn_event_append(envelope=envelope)
+        turn_events_append(turn_id=turn_id, envelopes=[*before, envelope])
         transaction.on_commit(lambda: turn_end_steps_run(TurnEnd(turn_id, status)))
     return envelope
 
