@@ -67,7 +67,7 @@ def test_the_events_of_one_write_are_stored_and_announced_in_their_order(
     turn = _turn()
     written = [
         _token(turn, 1),
-        _token(turn, 2, 'Persian: مرخصی «سالانه» "quoted" \\ '),
+        _token(turn, 2, 'Persian: مرخصی «سالانه» "quoted" \\ \nand a line break '),
         _token(turn, 3),
     ]
 

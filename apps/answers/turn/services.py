@@ -3,6 +3,7 @@ typed outcome of one stage (`outcomes.py`)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -164,18 +165,21 @@ def turn_retrieval_record(
     Turn.objects.filter(pk=turn_id).update(**columns)
 
 
-# The events of one write, stored in one statement and announced in seq order in the same
-# one: the arrays are the events' seq, type and data (JSON) and the notices that carry them.
+# The events of one write, stored in one statement and then announced in their order: the
+# rows come as one JSON array, the notices as one text, a line each (compact JSON has no line
+# breaks). Two plain text parameters: psycopg quotes an array's every element in Python, which
+# cost thirty times as much as the statement's other work on the client.
 _APPEND = f"""
     WITH stored AS (
         INSERT INTO {TurnEvent._meta.db_table} (turn_id, seq, type, data, created_at)
-        SELECT %s, e.seq, e.type, e.data::jsonb, statement_timestamp()
-        FROM unnest(%s::integer[], %s::text[], %s::text[]) AS e (seq, type, data)
+        SELECT %s, e.seq, e.type, e.data, statement_timestamp()
+        FROM jsonb_to_recordset(%s::jsonb) AS e (seq integer, type text, data jsonb)
         RETURNING seq
     )
     SELECT pg_notify(%s, n.notice)
-    FROM unnest(%s::integer[], %s::text[]) AS n (seq, notice) JOIN stored USING (seq)
-    ORDER BY n.seq
+    FROM string_to_table(%s, E'\\n') WITH ORDINALITY AS n (notice, i)
+    WHERE EXISTS (SELECT FROM stored)
+    ORDER BY n.i
 """  # noqa: S608 - the table name is our own model's, the values are parameters
 
 
@@ -188,20 +192,15 @@ def turn_events_append(*, turn_id: int, envelopes: Sequence[Envelope]) -> None:
         return
     if any(e["turn"] != turn_id for e in envelopes):
         raise ValueError(f"every event of one write belongs to turn {turn_id}")
-    seqs = [e["seq"] for e in envelopes]
     encoded = [event_encode(e) for e in envelopes]
+    rows = ",".join(
+        f'{{"seq":{int(e["seq"])},"type":{json.dumps(e["type"])},"data":{c.data}}}'
+        for e, c in zip(envelopes, encoded, strict=True)
+    )
     with connection.cursor() as cursor:
         cursor.execute(
             _APPEND,
-            [
-                turn_id,
-                seqs,
-                [e["type"] for e in envelopes],
-                [e.data for e in encoded],
-                TURN_CHANNEL,
-                seqs,
-                [e.notice for e in encoded],
-            ],
+            [turn_id, f"[{rows}]", TURN_CHANNEL, "\n".join(c.notice for c in encoded)],
         )
 
 
