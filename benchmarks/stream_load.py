@@ -16,6 +16,11 @@ answer's length) arriving as a stream of users would, not in one instant.
 `db_sessions_peak` / `db_sessions_after` the connections to the database during and after it
 (from pg_stat_activity: bounded by the servers' pools, none left behind), and
 `load_average_before` the machine's load average as the load starts (its other work).
+`cpu_ms_per_question` is the servers' and the database's CPU over the load per question asked;
+`transactions_per_event` counts every transaction the database committed or rolled back for
+the benchmark's database during the load (pg_stat_database: statements in autocommit, the
+pool's checks of a connection, the LISTEN connections' own) per stored event, beside
+`queries_per_event`, which counts only the statements Django's cursors ran.
 
     python benchmarks/stream_load.py --clients 200 [--ramp SECONDS] [--json FILE]
 
@@ -35,7 +40,7 @@ import tempfile
 import time
 from collections.abc import Awaitable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, LiteralString, TypeVar
 
 REPO = Path(__file__).resolve().parent.parent
 DATABASE = "ragplatform_stream_load"
@@ -159,7 +164,7 @@ async def _load(
             ClientRun("ws" if i % 4 < 2 else "sse", ask_on, other if dropped else None, cookies[i])
         )
     before, cpu_before, own_before = _queries(servers), _cpu_s(servers), time.process_time()
-    database_before = _database_cpu()
+    database_before, transactions_before = _database_cpu(), await _transactions()
     load_before = os.getloadavg()[0]  # the machine's other work, before ours starts
     sessions: list[int] = []
     sampler = asyncio.create_task(_sessions_sample(sessions))
@@ -177,9 +182,14 @@ async def _load(
         ),
     }
     await asyncio.sleep(1.2)  # the counters are written twice a second
+    queries = _queries(servers) - before
+    # An idle backend reports its counts to pg_stat_database within 10 s (PostgreSQL's
+    # PGSTAT_IDLE_INTERVAL); the servers are idle now, so wait that out before reading.
+    await asyncio.sleep(_STATS_FLUSH_S)
     return {
         "runs": done,
-        "queries": _queries(servers) - before,
+        "queries": queries,
+        "transactions": await _transactions() - transactions_before,
         "elapsed_s": elapsed,
         "cpu_s": cpu,
         "sessions_peak": max(sessions, default=0),
@@ -199,9 +209,25 @@ async def _sessions_sample(into: list[int]) -> None:
         await asyncio.sleep(0.25)
 
 
+_STATS_FLUSH_S = 11.0
+
+
+async def _transactions() -> int:
+    """Transactions committed and rolled back so far in the benchmark's database."""
+    return await _database_value(
+        "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = %s"
+    )
+
+
 async def _sessions() -> int:
     """Connections to the benchmark's database (this process's own included): bounded by the
     servers' pools while they answer, and back to their idle pools after."""
+    return await _database_value("SELECT count(*) FROM pg_stat_activity WHERE datname = %s")
+
+
+async def _database_value(query: LiteralString) -> int:
+    """One number about the benchmark's database, read from the `postgres` database (so the
+    reading is not counted in the benchmark database's own statistics)."""
     import psycopg
     from asgiref.sync import sync_to_async
     from django.db import connection
@@ -210,9 +236,7 @@ async def _sessions() -> int:
     keep = {"host", "port", "user", "password"}
     conninfo = {k: v for k, v in params.items() if k in keep and v}
     async with await psycopg.AsyncConnection.connect(**conninfo, dbname="postgres") as conn:
-        cursor = await conn.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", [DATABASE]
-        )
+        cursor = await conn.execute(query, [DATABASE])
         row = await cursor.fetchone()
     return int(row[0]) if row else 0
 
@@ -322,6 +346,11 @@ def figures_compute(
         "gap_ms_p95": _pct(gaps, 95),
         "load_elapsed_s": round(load["elapsed_s"], 2),
         "queries_per_event": round(load["queries"] / events, 3) if events else None,
+        "transactions_per_event": round(load["transactions"] / events, 3) if events else None,
+        "events_per_turn": round(events / len(runs), 1),
+        "cpu_ms_per_question": round(
+            (load["cpu_s"]["servers"] + load["cpu_s"]["database"]) * 1000 / len(runs), 1
+        ),
         "server_cpu_s": round(load["cpu_s"]["servers"], 2),
         "server_cpu_ms_per_turn": round(load["cpu_s"]["servers"] * 1000 / len(runs), 1),
         "client_cpu_s": round(load["cpu_s"]["clients"], 2),

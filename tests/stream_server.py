@@ -9,6 +9,9 @@ Environment (besides the platform's own settings, such as RAG_TURN_LEASE_S):
     STREAM_PIECE_DELAY_S   the pause before each piece (default 0.2): the composer's fixed speed
     STREAM_QUERY_COUNT     a file to which the number of database queries this process ran so
                            far is written twice a second (for the benchmark's queries per event)
+    STREAM_QUERY_KINDS     with STREAM_QUERY_COUNT, a file prefix: each process also writes the
+                           count of its statements by their first 90 characters to PREFIX.<pid>
+                           (which statements a question costs, for profiling by hand)
 """
 
 from __future__ import annotations
@@ -48,9 +51,14 @@ def _queries_counted(path: str) -> None:
     from django.db.backends.signals import connection_created
 
     count = [0]
+    kinds: dict[str, int] = {}
+    log = os.environ.get("STREAM_QUERY_KINDS")
 
     def counter(execute: Any, sql: Any, params: Any, many: Any, context: Any) -> Any:
         count[0] += 1
+        if log:
+            head = " ".join(str(sql).split())[:90]
+            kinds[head] = kinds.get(head, 0) + 1
         return execute(sql, params, many, context)
 
     def installed(sender: Any, connection: Any, **kwargs: Any) -> None:
@@ -60,6 +68,10 @@ def _queries_counted(path: str) -> None:
     def write() -> None:
         while True:
             Path(path).write_text(str(count[0]))
+            if log:
+                Path(log + "." + str(os.getpid())).write_text(
+                    "\n".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda x: -x[1]))
+                )
             time.sleep(0.5)
 
     connection_created.connect(installed, weak=False)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from django.db.backends.postgresql import base
+from ragplatform.postgres import base
 
 from .client import DatabaseClient
 from .server import embedded_server_ensure
@@ -17,7 +16,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def get_connection_params(self) -> dict[str, Any]:
         params: dict[str, Any] = super().get_connection_params()
         server = embedded_server_ensure(
-            pgdata=Path(self.settings_dict["EMBEDDED_PGDATA"]),
+            pgdata=self.settings_dict["EMBEDDED_PGDATA"],
             # Always the main database, never NAME: the test runner creates test_<name> itself
             # and would refuse a database that already exists.
             database=self.settings_dict["EMBEDDED_DATABASE"],

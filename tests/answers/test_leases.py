@@ -27,7 +27,7 @@ from apps.answers.turn.leases import (
 )
 from apps.answers.turn.outcomes import TurnFinished
 from apps.answers.turn.selectors import turn_events_since
-from apps.answers.turn.services import turn_end, turn_event_append, turn_start
+from apps.answers.turn.services import turn_end, turn_events_append, turn_start
 from apps.corpus.search.legs import SearchFilters
 from ragplatform.errors import FailureCode
 from ragplatform.periodic import periodic_jobs
@@ -43,8 +43,9 @@ pytestmark = [
 def _turn(user: User, *, tokens: tuple[str, ...] = ()) -> Turn:
     turn = turn_start(conversation=Conversation.objects.create(user=user), question="Leave days?")
     for seq, text in enumerate(tokens, start=1):
-        turn_event_append(
-            envelope=Envelope(seq=seq, turn=turn.pk, type=EventType.TOKEN, data={"text": text})
+        turn_events_append(
+            turn_id=turn.pk,
+            envelopes=[Envelope(seq=seq, turn=turn.pk, type=EventType.TOKEN, data={"text": text})],
         )
     return turn
 
@@ -186,8 +187,9 @@ async def test_an_event_too_large_for_a_notice_is_read_from_the_store(
     following = asyncio.create_task(follow())
     await asyncio.sleep(0.3)  # subscribed and past the stored event
     for seq, text in ((2, big), (3, "End.")):
-        await sync_to_async(turn_event_append)(
-            envelope=Envelope(seq=seq, turn=turn.pk, type=EventType.TOKEN, data={"text": text})
+        await sync_to_async(turn_events_append)(
+            turn_id=turn.pk,
+            envelopes=[Envelope(seq=seq, turn=turn.pk, type=EventType.TOKEN, data={"text": text})],
         )
     await sync_to_async(turn_end)(
         turn_id=turn.pk, seq=4, outcome=TurnFinished(answer="", action=TurnAction.SEARCH)

@@ -18,6 +18,7 @@ display-math bracket) is left as written, so model text without escapes reads ex
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -294,17 +295,20 @@ def citations_validate(
     return ValidatedCitations(valid=valid, dropped=dropped)
 
 
-def _sentence_spans(text: str) -> list[tuple[int, int]]:
+# The end of a turn reads one answer's sentences several times (its badge, the confidence
+# inputs it stores, its count of uncited sentences): split once, character by character.
+@functools.lru_cache(maxsize=32)
+def _sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     # A model's answer may end a Persian sentence with "۔" or close a quote with "»".
     # Abbreviations are not looked up, so uncited-sentence counts stored with earlier
     # turns stay comparable.
     spans = sentence_spans(text, abbreviations=False, persian_marks=True)
     code = [match.span() for match in _FENCED.finditer(text)]
-    return [
+    return tuple(
         (start, end)
         for start, end in spans
         if _is_sentence(text[start:end]) and not any(a <= start < b for a, b in code)
-    ]
+    )
 
 
 # A fenced code block quoted from a source: its lines are the source's, cited once by the

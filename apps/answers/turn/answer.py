@@ -30,9 +30,9 @@ from apps.answers.turn.compose_stream import (
 )
 from apps.answers.turn.outcomes import TurnFailed, TurnFinished
 from apps.answers.turn.search_results import search_results_data
-from apps.answers.turn.services import citations_store, turn_context_record
+from apps.answers.turn.services import citations_store
 from apps.answers.turn.speculation import Speculation
-from apps.answers.turn.state import TurnState, retrieval_record, turn_finish
+from apps.answers.turn.state import TurnState, retrieval_record, turn_finish_after
 from apps.corpus.documents.reading import chunks_around
 from apps.corpus.search.embedders import EmbedderError
 from ragplatform.db_threads import db_call
@@ -46,7 +46,8 @@ async def answer_events(
 ) -> AsyncIterator[Envelope]:
     c = speculation.classification
     result = await _retrieve(state, decision, speculation, providers)
-    await retrieval_record(state, result)
+    context = context_build(chunks=result.chunks, budget_tokens=providers.context_budget_tokens)
+    await retrieval_record(state, result, context=_context_data(context))
     hybrid = decision.action == TurnAction.HYBRID
     if hybrid:
         yield await state.recorder.emit(
@@ -57,8 +58,6 @@ async def answer_events(
                 model_id=result.trace.models.get("embedder", ""),
             ),
         )
-    context = context_build(chunks=result.chunks, budget_tokens=providers.context_budget_tokens)
-    await db_call(turn_context_record)(turn_id=state.turn_id, context=_context_data(context))
     outcome = ComposeOutcome()
     # A follow-up is answered as its standalone rewrite: "who stars in it?" alone would pick
     # sentences about anyone starring in anything.
@@ -168,9 +167,7 @@ async def _after_answer(
     # The documents the suggestions may draw on, so a replay can withhold them from a reader
     # who may no longer see one of those documents.
     sources = sorted({c.document_id for c in result.chunks})
-    yield await state.recorder.emit(
-        EventType.FOLLOWUPS, {"questions": questions, "documents": sources}
-    )
+    followups = (EventType.FOLLOWUPS, {"questions": questions, "documents": sources})
     unsupported = sentences_without_citation(text=outcome.text, marks=outcome.marks)
     finished = TurnFinished(
         answer=outcome.text,
@@ -187,7 +184,9 @@ async def _after_answer(
         confidence_inputs=confidence_inputs(outcome=outcome, chunks=result.chunks),
         citations=len(outcome.citations),
     )
-    yield await turn_finish(state, finished)
+    # The follow-ups are the last thing computed: stored in one write with the end.
+    for envelope in await turn_finish_after(state, finished, before=[followups]):
+        yield envelope
 
 
 async def _followups(

@@ -39,7 +39,7 @@ from apps.answers.streaming import (
     uncited_share,
 )
 from apps.answers.turn.pacing import NothingYet, composer_paced
-from apps.answers.turn.recorder import EventRecorder
+from apps.answers.turn.recorder import EventRecorder, PendingEvent
 from apps.answers.turn.services import CitationRecord
 from apps.corpus.text import fence_marks_removed, table_rules_removed
 
@@ -161,69 +161,70 @@ class _Sink:
         self.sent_aliases: set[str] = set()
 
     async def run(self, composer: Composer, request: ComposeRequest) -> AsyncIterator[Envelope]:
+        # The events one composer event (or the flush timer) makes are ready together and are
+        # stored in one write: a citation and the sentence it closes, the pieces of a long delta.
         async with composer_paced(composer.compose(request)) as paced:
             while True:
                 event = await paced.next(timeout_at=self._flush_at())
                 if isinstance(event, NothingYet):  # held text has waited its time: show it
-                    for piece in self.coalescer.flush():
-                        yield await self._token(piece)
-                    continue
-                if event is None:
+                    ready = [self._token(piece) for piece in self.coalescer.flush()]
+                elif event is None:
                     return
-                async for envelope in self._event(event):
+                else:
+                    ready = self._event(event)
+                for envelope in await self._stored(ready):
                     yield envelope
 
     def _flush_at(self) -> float | None:
         return self.held_since + self.flush_s if self.coalescer.held else None
 
-    async def _event(self, event: ComposerEvent) -> AsyncIterator[Envelope]:
+    async def _stored(self, ready: list[PendingEvent]) -> list[Envelope]:
+        return await self.recorder.emit_many(ready) if ready else []
+
+    def _event(self, event: ComposerEvent) -> list[PendingEvent]:
         if isinstance(event, TextDelta):
             self.started = self.started or bool(event.text.strip())
-            for item in self.extractor.feed(event.text):
-                async for envelope in self._item(item):
-                    yield envelope
-        elif isinstance(event, SupportSignal):
+            return [ready for item in self.extractor.feed(event.text) for ready in self._item(item)]
+        if isinstance(event, SupportSignal):
             self.outcome.support = event.value
             self.outcome.support_source = event.source
             self.outcome.support_signals = event.signals
         elif isinstance(event, Refusal):
             self.outcome.refused = True
             self.outcome.refusal_reason = event.reason
+        return []
 
     async def close(self) -> AsyncIterator[Envelope]:
-        for item in self.extractor.close():
-            async for envelope in self._item(item):
-                yield envelope
-        for piece in self.coalescer.flush():
-            yield await self._token(piece)
+        ready = [pending for item in self.extractor.close() for pending in self._item(item)]
+        ready += [self._token(piece) for piece in self.coalescer.flush()]
+        for envelope in await self._stored(ready):
+            yield envelope
 
-    async def _item(self, item: TextPiece | CitationMark) -> AsyncIterator[Envelope]:
+    def _item(self, item: TextPiece | CitationMark) -> list[PendingEvent]:
         if isinstance(item, TextPiece):
             waited = self.coalescer.held
             pieces = self.coalescer.feed(item.text)
             if self.coalescer.held and (pieces or not waited):  # new text begins to wait
                 self.held_since = asyncio.get_running_loop().time()
-            for piece in pieces:
-                yield await self._token(piece)
-            return
+            return [self._token(piece) for piece in pieces]
         self.outcome.marks.append(item)
         chunk = self.aliases.get(item.alias)
         if chunk is None:
             logger.info("Dropped citation %s: not in this turn's context", item.alias)
             self.outcome.dropped.append(item.alias)
-            return
+            return []
         if item.alias in self.sent_aliases:
-            return
-        for piece in self.coalescer.flush():  # the citation lands right after its sentence
-            yield await self._token(piece)
+            return []
+        # The citation lands right after its sentence.
+        ready = [self._token(piece) for piece in self.coalescer.flush()]
         self.sent_aliases.add(item.alias)
         record = citation_record(chunk, position=item.position)
         self.outcome.citations.append(record)
-        yield await self.recorder.emit(EventType.CITATION, citation_data(record))
+        return [*ready, (EventType.CITATION, citation_data(record))]
 
-    async def _token(self, text: str) -> Envelope:
+    def _token(self, text: str) -> PendingEvent:
         self.outcome.text += text
-        return await self.recorder.emit(EventType.TOKEN, {"text": text})
+        return (EventType.TOKEN, {"text": text})
 
 
 def citation_record(

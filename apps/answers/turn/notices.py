@@ -1,7 +1,7 @@
 """What PostgreSQL NOTIFY carries between processes about a turn, on one channel.
 
-The statement that stores an event also announces it (`services.turn_event_append`), so the
-notice is delivered exactly when the event is committed. A notice carries the whole envelope
+The statement that stores events also announces them (`services.turn_events_append`), so a
+notice is delivered exactly when its event is committed. A notice carries the whole envelope
 when it fits PostgreSQL's payload limit, so a follower needs no query for it; a larger one
 carries only its turn and seq, and the follower reads the event from the store. A cancel
 request is announced on the same channel, so the answering process hears it at once.
@@ -27,11 +27,22 @@ class Notice:
     cancel: bool = False
 
 
-def notice_of_event(envelope: Envelope) -> str:
-    full = json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
-    if len(full.encode()) <= _PAYLOAD_MAX_BYTES:
-        return full
-    return json.dumps({"turn": envelope["turn"], "seq": envelope["seq"]})
+@dataclass(frozen=True)
+class EncodedEvent:
+    """An event's data as JSON, for its row, and its notice, which carries that same text."""
+
+    data: str
+    notice: str
+
+
+def event_encode(envelope: Envelope) -> EncodedEvent:
+    """The event's data encoded once, for the stored row and for the notice alike."""
+    data = json.dumps(envelope["data"], ensure_ascii=False, separators=(",", ":"))
+    kind = json.dumps(envelope["type"], ensure_ascii=False)
+    full = f'{{"seq":{int(envelope["seq"])},"turn":{int(envelope["turn"])},"type":{kind},"data":{data}}}'
+    if len(full.encode()) > _PAYLOAD_MAX_BYTES:
+        full = json.dumps({"turn": envelope["turn"], "seq": envelope["seq"]})
+    return EncodedEvent(data=data, notice=full)
 
 
 def notice_of_cancel(turn_id: int) -> str:

@@ -4,6 +4,7 @@ stored before anyone sees it, and a turn ends exactly once (`services.turn_end`)
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from django.db import IntegrityError
@@ -12,7 +13,7 @@ from apps.answers.events import TERMINAL_EVENTS, Envelope, EventType
 from apps.answers.providers.usage import UsageMeter
 from apps.answers.turn.outcomes import TurnFailed, TurnOutcome, TurnUsage
 from apps.answers.turn.selectors import turn_events_since
-from apps.answers.turn.services import turn_end, turn_event_append, turn_usage_record
+from apps.answers.turn.services import turn_end, turn_events_append, turn_usage_record
 from ragplatform.db_threads import db_call
 from ragplatform.errors import FailureCode
 
@@ -23,10 +24,16 @@ class TurnEndedElsewhere(Exception):
     stands; `TurnRecorder.terminal` holds it."""
 
 
+# An event not yet numbered: its type and data.
+PendingEvent = tuple[EventType, dict[str, Any]]
+
+
 class EventRecorder(Protocol):
     """What the compose stream needs: numbered envelopes for the events it produces."""
 
     async def emit(self, type_: EventType, data: dict[str, Any]) -> Envelope: ...
+
+    async def emit_many(self, events: Sequence[PendingEvent]) -> list[Envelope]: ...
 
 
 class TurnRecorder:
@@ -52,20 +59,47 @@ class TurnRecorder:
     def terminated(self) -> bool:
         return self.terminal is not None
 
-    async def emit(self, type_: EventType, data: dict[str, Any]) -> Envelope:
-        if type_ in TERMINAL_EVENTS:
-            raise ValueError(f"{type_} ends the turn: use end()")
-        self._check_open(type_)
-        self.seq += 1
-        envelope = Envelope(seq=self.seq, turn=self.turn_id, type=str(type_), data=data)
-        try:
-            await db_call(turn_event_append)(envelope=envelope)
-        except IntegrityError as refused:
-            await self._ended_elsewhere(refused)
-        return envelope
+    async def emit(
+        self, type_: EventType, data: dict[str, Any], *, along: Callable[[], object] | None = None
+    ) -> Envelope:
+        return (await self.emit_many([(type_, data)], along=along))[0]
+
+    async def emit_many(
+        self, events: Sequence[PendingEvent], *, along: Callable[[], object] | None = None
+    ) -> list[Envelope]:
+        """Number and store events that are ready together (the pieces of one flush) in one
+        write: one statement stores and announces them all, in order. `along` is a write of
+        the turn's columns that the events report (its classification), made just before
+        them in the same database call."""
+        envelopes = self._numbered(events)
+        if envelopes:
+            try:
+                await db_call(_stored)(turn_id=self.turn_id, envelopes=envelopes, along=along)
+            except IntegrityError as refused:
+                await self._ended_elsewhere(refused)
+        return envelopes
+
+    def _numbered(self, events: Sequence[PendingEvent]) -> list[Envelope]:
+        envelopes = []
+        for type_, data in events:
+            if type_ in TERMINAL_EVENTS:
+                raise ValueError(f"{type_} ends the turn: use end()")
+            self._check_open(type_)
+            self.seq += 1
+            envelopes.append(Envelope(seq=self.seq, turn=self.turn_id, type=str(type_), data=data))
+        return envelopes
 
     async def end(self, outcome: TurnOutcome) -> Envelope:
+        return (await self.end_after(outcome, before=()))[-1]
+
+    async def end_after(
+        self, outcome: TurnOutcome, *, before: Sequence[PendingEvent]
+    ) -> list[Envelope]:
+        """End the turn after `before`, its last events, stored in the same write as its end
+        (the follow-ups, which are ready only just before it); returns them and the end, or
+        only the stored end if someone else ended the turn meanwhile."""
         self._check_open(EventType.FINISHED)
+        last = self._numbered(before)
         self.seq += 1
         if self.usage.calls:
             usage = TurnUsage(
@@ -74,15 +108,16 @@ class TurnRecorder:
             await db_call(turn_usage_record)(turn_id=self.turn_id, usage=usage)
         try:
             self.terminal = await db_call(turn_end)(
-                turn_id=self.turn_id, seq=self.seq, outcome=outcome
+                turn_id=self.turn_id, seq=self.seq, outcome=outcome, before=last
             )
         except IntegrityError as refused:
             # Ended meanwhile by someone else: the database refused a second end, and the
             # stored one stands (the end this process meant to store is dropped).
             with contextlib.suppress(TurnEndedElsewhere):
                 await self._ended_elsewhere(refused)
+            last = []
         assert self.terminal is not None
-        return self.terminal
+        return [*last, self.terminal]
 
     async def fail(self, code: FailureCode, message: str) -> Envelope:
         return await self.end(TurnFailed(code=code, message=message))
@@ -102,6 +137,12 @@ class TurnRecorder:
             raise RuntimeError(f"turn {self.turn_id} already ended; cannot emit {type_}")
 
 
+def _stored(*, turn_id: int, envelopes: list[Envelope], along: Callable[[], object] | None) -> None:
+    if along is not None:
+        along()
+    turn_events_append(turn_id=turn_id, envelopes=envelopes)
+
+
 class MemoryRecorder:
     """Numbers events without storing them: the evaluation commands run the same compose stream
     as a turn without writing turns."""
@@ -109,7 +150,17 @@ class MemoryRecorder:
     def __init__(self) -> None:
         self.events: list[Envelope] = []
 
-    async def emit(self, type_: EventType, data: dict[str, Any]) -> Envelope:
-        envelope = Envelope(seq=len(self.events) + 1, turn=0, type=str(type_), data=data)
-        self.events.append(envelope)
-        return envelope
+    async def emit(
+        self, type_: EventType, data: dict[str, Any], *, along: Callable[[], object] | None = None
+    ) -> Envelope:
+        return (await self.emit_many([(type_, data)], along=along))[0]
+
+    async def emit_many(
+        self, events: Sequence[PendingEvent], *, along: Callable[[], object] | None = None
+    ) -> list[Envelope]:
+        envelopes = [
+            Envelope(seq=len(self.events) + i, turn=0, type=str(type_), data=data)
+            for i, (type_, data) in enumerate(events, start=1)
+        ]
+        self.events.extend(envelopes)
+        return envelopes

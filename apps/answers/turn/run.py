@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
+from functools import partial
 
 from django.conf import settings
 
@@ -142,11 +143,11 @@ async def _classified(
         language=c.language,
         classification=c.as_dict(),
     )
-    await db_call(turn_classified_record)(turn_id=state.turn_id, classified=classified)
     data = {**c.as_dict(), "tier": decision.tier, "strategy": decision.strategy}
     return await state.recorder.emit(
         EventType.CLASSIFICATION,
         {**data, "action": decision.action, "bumped": decision.bumped, "router_tier": c.tier},
+        along=partial(turn_classified_record, turn_id=state.turn_id, classified=classified),
     )
 
 
