@@ -97,13 +97,20 @@ def _doubtful(word: OcrWord) -> bool:
 def _english_reading(
     image: Image.Image, run: list[OcrWord], line: list[OcrWord], *, timeout: float
 ) -> list[OcrWord]:
-    # The run's width, the whole line's height and a margin: accents and descenders are kept.
+    # The whole line's height and a margin: accents and descenders are kept. Across, the crop
+    # reaches toward the words beside the run: the Persian model's boxes can stop short of a
+    # Latin word's first letter ("make" was read "nake" from a crop a margin wide). It stays a
+    # margin short of them, where it can: a neighbour's stroke in the crop is read as a mark.
     top, bottom = min(w.top for w in line), max(w.bottom for w in line)
     margin = (bottom - top) // 4
+    left, right = min(w.left for w in run), max(w.right for w in run)
+    others = [w for w in line if all(w is not mine for mine in run)]
+    before = max((w.right for w in others if w.right <= left), default=left - 3 * margin)
+    after = min((w.left for w in others if w.left >= right), default=right + 3 * margin)
     box = (
-        max(0, min(w.left for w in run) - margin),
+        max(0, min(left - margin, before + margin)),
         max(0, top - margin),
-        min(image.width, max(w.right for w in run) + margin),
+        min(image.width, max(right + margin, after - margin)),
         min(image.height, bottom + margin),
     )
     read = tesseract_words(
