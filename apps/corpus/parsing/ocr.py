@@ -2,9 +2,11 @@
 
 The language is chosen per page: Tesseract's script detection (OSD) picks the Persian or the
 English model; where it cannot tell (too little text), both models read the page and the one
-more confident wins. Tesseract returns right-to-left lines in logical (reading) order, so the
-words are kept in the order it gives them. OCR is slow, so only the task workers call this:
-a request parses with `ocr=None` and never reaches it.
+more confident wins. On a Persian page the Latin words the Persian model misreads are read
+again by the English model (ocr_latin), and each line is put in reading order from the words'
+boxes (ocr_words), a Latin run inside it left to right. All the reading of one page shares
+its time limit. OCR is slow, so only the task workers call this: a request parses with
+`ocr=None` and never reaches it.
 """
 
 from __future__ import annotations
@@ -12,13 +14,16 @@ from __future__ import annotations
 import io
 import re
 import subprocess
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytesseract
 from PIL import Image
 
 from .blocks import collapse_whitespace
+from .ocr_latin import latin_restored
+from .ocr_words import OcrWord, TesseractTimeout, line_text, rtl_reading_order, tesseract_words
 
 # OSD's script names for the two models installed (tesseract-ocr-eng, tesseract-ocr-fas).
 MODEL_BY_SCRIPT = {"Latin": "eng", "Arabic": "fas"}
@@ -66,14 +71,18 @@ class PageUnreadable(Exception):
 def ocr_image(image: Image.Image, *, options: OcrOptions) -> OcrPage:
     """The page's paragraphs in reading order, or PageUnreadable (timeout, no text)."""
     image = _prepared(image)
+    deadline = time.monotonic() + options.page_timeout_s
     model = _script_model(image, timeout=options.page_timeout_s)
     candidates = [model] if model else list(MODELS)
-    pages = [
-        _read(image, model=m, layout=layout, timeout=options.page_timeout_s)
+    readings = [
+        (m, _read(image, model=m, layout=layout, deadline=deadline, limit=options.page_timeout_s))
         for m in candidates
         for layout in LAYOUTS[m]
     ]
-    best = max(pages, key=lambda page: page.confidence)
+    model, words = max(readings, key=lambda reading: _confidence(reading[1], model=reading[0]))
+    if model == "fas":
+        words = latin_restored(image, words, deadline=deadline)
+    best = _page_from_words(words, model=model)
     letters = sum(ch.isalpha() for text in best.paragraphs for ch in text)
     if letters < MIN_PAGE_LETTERS or best.confidence < MIN_PAGE_CONFIDENCE:
         raise PageUnreadable("no text was found on the page")
@@ -122,39 +131,44 @@ def _script_model(image: Image.Image, *, timeout: float) -> str | None:
     return MODEL_BY_SCRIPT.get(match[1]) if match else None
 
 
-def _read(image: Image.Image, *, model: str, layout: int, timeout: float) -> OcrPage:
+def _read(
+    image: Image.Image, *, model: str, layout: int, deadline: float, limit: float
+) -> list[OcrWord]:
     try:
-        data = pytesseract.image_to_data(
-            image,
-            lang=model,
-            config=f"--psm {layout}",
-            output_type=pytesseract.Output.DICT,
-            timeout=timeout,
+        return tesseract_words(
+            image, model=model, layout=layout, timeout=deadline - time.monotonic()
         )
-    except RuntimeError as exc:
-        raise PageUnreadable(f"reading took longer than {timeout:g} s") from exc
+    except TesseractTimeout as exc:
+        raise PageUnreadable(f"reading took longer than {limit:g} s") from exc
     except pytesseract.TesseractError as exc:
         raise PageUnreadable(f"Tesseract failed ({collapse_whitespace(str(exc))[:80]})") from exc
-    return _page_from_words(data, model=model)
 
 
-def _page_from_words(data: dict[str, list[object]], *, model: str) -> OcrPage:
+def _kept(words: list[OcrWord], *, model: str) -> list[OcrWord]:
+    """Words Tesseract itself scores low are noise; an English reading has already been judged."""
+    return [w for w in words if w.latin or w.confidence >= MIN_WORD_CONFIDENCE[model]]
+
+
+def _confidence(words: list[OcrWord], *, model: str) -> float:
+    kept = _kept(words, model=model)
+    return sum(w.confidence for w in kept) / len(kept) if kept else 0.0
+
+
+def _page_from_words(words: list[OcrWord], *, model: str) -> OcrPage:
     """Words grouped into lines and paragraphs by Tesseract's own layout numbers."""
+    kept = _kept(words, model=model)
+    lines: dict[tuple[int, int, int], list[OcrWord]] = {}
+    for word in kept:
+        text = word.text if word.latin or model != "fas" else _persian_punctuation(word.text)
+        lines.setdefault(word.line, []).append(replace(word, text=text))
     paragraphs: dict[tuple[int, int], list[str]] = {}
-    confidences: list[float] = []
-    for i, word in enumerate(data["text"]):
-        confidence = float(str(data["conf"][i]))
-        text = str(word).strip()
-        if not text or confidence < MIN_WORD_CONFIDENCE[model]:
-            continue
-        if model == "fas":
-            text = _persian_punctuation(text)
-        key = (int(str(data["block_num"][i])), int(str(data["par_num"][i])))
-        paragraphs.setdefault(key, []).append(text)
-        confidences.append(confidence)
-    mean = sum(confidences) / len(confidences) if confidences else 0.0
-    texts = tuple(" ".join(words) for words in paragraphs.values())
-    return OcrPage(paragraphs=texts, confidence=round(mean, 1), model=model)
+    for number, line in lines.items():  # Tesseract's reading order of blocks and lines
+        ordered = rtl_reading_order(line) if model == "fas" else line
+        paragraphs.setdefault(number[:2], []).append(line_text(ordered))
+    texts = tuple(" ".join(parts) for parts in paragraphs.values())
+    return OcrPage(
+        paragraphs=texts, confidence=round(_confidence(kept, model=model), 1), model=model
+    )
 
 
 def _persian_punctuation(word: str) -> str:
