@@ -117,6 +117,7 @@ def test_a_citation_and_the_sentence_it_closes_are_stored_in_one_write(
 
     assert [e["type"] for e in events] == [
         "classification",
+        "progress",  # the search is over, the answer is being written
         "token",  # the first sentence, ...
         "citation",  # ... its citation ...
         "token",  # ... and the next sentence to a clause's end: all from one delta
@@ -130,7 +131,7 @@ def test_a_citation_and_the_sentence_it_closes_are_stored_in_one_write(
     writes: dict[object, list[int]] = {}
     for at, seq in times:
         writes.setdefault(at, []).append(seq)  # one write, one statement: one time
-    assert list(writes.values()) == [[1], [2, 3, 4], [5], [6], [7, 8]]
+    assert list(writes.values()) == [[1], [2], [3, 4, 5], [6], [7], [8, 9]]
     statements = [q for q in queries.captured_queries if "pg_notify" in q["sql"]]
     assert len(statements) == len(writes)
 
