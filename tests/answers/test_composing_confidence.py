@@ -36,8 +36,8 @@ def retrieved(candidate: Candidate) -> RetrievedChunk:
     ("value", "band"),
     [
         (1.0, "green"),
-        (0.7, "green"),
-        (0.6999, "yellow"),
+        (0.75, "green"),
+        (0.7499, "yellow"),
         (0.4, "yellow"),
         (0.3999, "red"),
         (0.0, "red"),

@@ -69,6 +69,15 @@ UPLOADS = (
     "هم‌زمان چند فایل، در پنجره انتخاب کلید Ctrl را نگه دارید و همه فایل‌ها را انتخاب کنید. "
     "پس از پایان بارگذاری، نام فایل‌ها در فهرست اسناد دیده می‌شود.",
 )
+# Entries of a daemon's manual whose names are phrases; each default stated far from its name.
+MAX_CONNECTIONS = (
+    "syncd daemon configuration",
+    "max connections This parameter sets how many clients the daemon serves at the same "
+    "time. Clients that arrive when every place is taken are turned away with a message "
+    "asking them to come back later. The default is 0, which means no limit. "
+    "lock file This parameter names the file the daemon locks to count the max connections "
+    "of each module. The default is /run/syncd.lock.",
+)
 ACCOUNTS = (
     "حساب کاربری",
     "برای تغییر گذرواژه به بخش تنظیمات حساب بروید. گذرواژه باید حرف و رقم داشته باشد.",
@@ -99,6 +108,19 @@ async def test_a_default_is_quoted_with_the_sentence_that_names_its_option() -> 
     text = text_of(events)
     assert "The default is INFO [c1]." in text
     assert text.index("LogLevel Sets") < text.index("The default is INFO")
+
+
+async def test_a_default_far_from_its_name_is_quoted_with_it() -> None:
+    query = "what's the default for max connections in syncd.conf"
+
+    events = await run(_composer(), ask(query, window(MAX_CONNECTIONS, KEEPALIVE)))
+
+    # "The default is 0" carries none of the question's words but "default": it is matched
+    # with the entry it belongs to, two sentences up, and shown with it.
+    text = text_of(events)
+    assert "The default is 0, which means no limit [c1]." in text
+    assert text.index("max connections This parameter") < text.index("The default is 0")
+    assert "/run/syncd.lock" not in text
 
 
 async def test_a_default_is_not_taken_from_the_next_entry() -> None:

@@ -90,7 +90,9 @@ from apps.answers.composing.sentences import (
     embedded_text,
     pick,
     sentence_candidates,
+    with_lent_terms_where_due,
     with_stating_follower,
+    with_subjects,
 )
 from apps.answers.composing.shaping import on_topic, shaped_pieces, with_whole_lists
 from apps.answers.composing.sides import comparison_sides
@@ -283,6 +285,7 @@ class ExtractiveComposer:
             return Evidence((), (), 0.0)
         query_terms = content_terms(query)
         weights = term_weights(query_terms, [s.terms for s in candidates])
+        candidates = with_lent_terms_where_due(candidates, query_terms)
         overlaps = [weighted_overlap(s.terms, weights) for s in candidates]
         # Embedding is the slow part: only the sentences with the most term overlap.
         order = sorted(
@@ -304,8 +307,10 @@ class ExtractiveComposer:
             )
             for i, s in enumerate(candidates)
         )
-        picked = pick(scored, max_sentences=self._max_sentences, max_chars=self._max_chars)
-        chosen = self._completed(query, picked, scored)
+        # A default or a value of another entry than the one asked about is never the answer.
+        eligible = [s for s in scored if not s.sentence.other_entry]
+        picked = pick(eligible, max_sentences=self._max_sentences, max_chars=self._max_chars)
+        chosen = with_subjects(self._completed(query, picked, scored), scored)
         typed = typed_answer(query, query_terms, chosen)
         return Evidence(scored, chosen, evidence_value(query_terms, chosen, scored, typed=typed))
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from apps.answers.composing.sentences import embedded_text, sentence_candidates
+from apps.answers.composing.sentences import embedded_texts, sentence_candidates
 from apps.answers.retrieval.types import Candidate, ContextChunk, ContextWindow, RetrievedChunk
 from apps.corpus.search.legs import ChunkRow
 
@@ -15,4 +15,5 @@ def chunk_sentence_texts(row: ChunkRow) -> list[str]:
     turn asks vectors for (a best chunk cut to the context's budget asks for a subset)."""
     chunk = RetrievedChunk(**vars(row), score=0.0, candidate=Candidate(chunk_id=row.chunk_id))
     window = ContextWindow((ContextChunk(alias="c1", chunk=chunk, text=row.text),), 0, 0, ())
-    return list(dict.fromkeys(embedded_text(s) for s in sentence_candidates(window, max_chunks=1)))
+    candidates = sentence_candidates(window, max_chunks=1)
+    return list(dict.fromkeys(text for s in candidates for text in embedded_texts(s)))
