@@ -13,9 +13,11 @@ same way, and compared with the text Chromium laid
 out (the HTML's text: a Chromium PDF's own text layer holds Persian in visual order, which is
 no reference). CER = Levenshtein distance / reference length over all pages, both texts
 normalised as the platform indexes text (normalise_text) and every run of white space, line
-breaks included, made one space: OCR joins a paragraph's lines with spaces where a text layer
-breaks them, which is no reading error. Persian sets print a second figure compared in visual
-order (both texts laid out right to left by the Unicode bidirectional algorithm, python-bidi):
+breaks included, made one space: OCR and a text layer need not break lines or paragraphs in the
+same places, which is no reading error. The reading measured is the page's lines as Tesseract
+read them, before the joiner (paragraphs.py) makes them into paragraphs. Persian sets print a
+second figure compared in visual order (both texts laid out right to left by the Unicode
+bidirectional algorithm, python-bidi):
 where the reading order of a printed page is a convention (a number range "۱۵–۲۰۱۴" is drawn
 "2014–15" and typed back so), the logical comparison counts a correct reading as errors and
 the visual one does not; a Latin run read in the wrong order still differs in both.
@@ -93,7 +95,7 @@ def measure(pages: list[tuple[Image.Image, str]], options: OcrOptions, *, visual
     for image, reference in pages:
         started = time.perf_counter()
         try:
-            read = " ".join(ocr_image(image, options=options).paragraphs)
+            read = ocr_image(image, options=options).text
         except PageUnreadable:
             read, unread = "", unread + 1
         seconds += time.perf_counter() - started

@@ -28,7 +28,7 @@ from apps.corpus.parsing import (
 from apps.corpus.parsing import pdf as pdf_module
 from apps.corpus.parsing.blocks import BlockCollector, collapse_whitespace
 from apps.corpus.parsing.detect import looks_binary
-from apps.corpus.parsing.pdf import split_page_text
+from apps.corpus.parsing.paragraphs import split_page_text
 from apps.corpus.parsing.types import PPTX, XLSX
 from tests.corpus import files
 from tests.corpus.office_files import pptx_bytes, xlsx_bytes

@@ -60,12 +60,22 @@ class BlockCollector:
             heading = self.current_heading
             self._blocks.append(Block(text, page, heading, kind, ocr_confidence))
 
-    def add_code(self, text: str, *, page: int | None = None) -> None:
+    def add_code(
+        self, text: str, *, page: int | None = None, ocr_confidence: float | None = None
+    ) -> None:
         text = code_lines(text)
         if text.strip():
-            self._blocks.append(
-                Block(text=text, page=page, heading=self.current_heading, kind=CODE)
-            )
+            heading = self.current_heading
+            self._blocks.append(Block(text, page, heading, CODE, ocr_confidence))
+
+    def add_paragraph(
+        self, text: str, *, code: bool, page: int | None, ocr_confidence: float | None = None
+    ) -> None:
+        """One of `paragraphs.page_blocks`' paragraphs: a command keeps its lines."""
+        if code:
+            self.add_code(text, page=page, ocr_confidence=ocr_confidence)
+        else:
+            self.add(text, page=page, ocr_confidence=ocr_confidence)
 
     @property
     def current_heading(self) -> str | None:

@@ -59,7 +59,9 @@ class OcrOptions:
 
 @dataclass(frozen=True)
 class OcrPage:
-    paragraphs: tuple[str, ...]
+    # As a text layer gives it: a line a line in reading order, a blank line after each of
+    # Tesseract's blocks, so the PDF path's joiner (paragraphs.py) cuts both alike.
+    text: str
     confidence: float  # mean word confidence, 0..100
     model: str  # "eng" or "fas"
 
@@ -69,7 +71,7 @@ class PageUnreadable(Exception):
 
 
 def ocr_image(image: Image.Image, *, options: OcrOptions) -> OcrPage:
-    """The page's paragraphs in reading order, or PageUnreadable (timeout, no text)."""
+    """The page's lines in reading order, or PageUnreadable (timeout, no text)."""
     image = _prepared(image)
     deadline = time.monotonic() + options.page_timeout_s
     model = _script_model(image, timeout=options.page_timeout_s)
@@ -83,7 +85,7 @@ def ocr_image(image: Image.Image, *, options: OcrOptions) -> OcrPage:
     if model == "fas":
         words = latin_restored(image, words, deadline=deadline)
     best = _page_from_words(words, model=model)
-    letters = sum(ch.isalpha() for text in best.paragraphs for ch in text)
+    letters = sum(ch.isalpha() for ch in best.text)
     if letters < MIN_PAGE_LETTERS or best.confidence < MIN_PAGE_CONFIDENCE:
         raise PageUnreadable("no text was found on the page")
     return best
@@ -155,20 +157,23 @@ def _confidence(words: list[OcrWord], *, model: str) -> float:
 
 
 def _page_from_words(words: list[OcrWord], *, model: str) -> OcrPage:
-    """Words grouped into lines and paragraphs by Tesseract's own layout numbers."""
+    """Words grouped into lines and blocks by Tesseract's own layout numbers.
+
+    A block is set apart by white space on the page; Tesseract's paragraphs inside it follow
+    indentation and cut a printed paragraph mid-sentence, so the joiner decides, as it does
+    for a text layer that marks no paragraphs.
+    """
     kept = _kept(words, model=model)
     lines: dict[tuple[int, int, int], list[OcrWord]] = {}
     for word in kept:
         text = word.text if word.latin or model != "fas" else _persian_punctuation(word.text)
         lines.setdefault(word.line, []).append(replace(word, text=text))
-    paragraphs: dict[tuple[int, int], list[str]] = {}
+    blocks: dict[int, list[str]] = {}
     for number, line in lines.items():  # Tesseract's reading order of blocks and lines
         ordered = rtl_reading_order(line) if model == "fas" else line
-        paragraphs.setdefault(number[:2], []).append(line_text(ordered))
-    texts = tuple(" ".join(parts) for parts in paragraphs.values())
-    return OcrPage(
-        paragraphs=texts, confidence=round(_confidence(kept, model=model), 1), model=model
-    )
+        blocks.setdefault(number[0], []).append(line_text(ordered))
+    text = "\n\n".join("\n".join(block) for block in blocks.values())
+    return OcrPage(text=text, confidence=round(_confidence(kept, model=model), 1), model=model)
 
 
 def _persian_punctuation(word: str) -> str:

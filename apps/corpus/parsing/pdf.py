@@ -1,21 +1,19 @@
 """PDF via pypdf: one block per paragraph per page, pages numbered from 1.
 
-pypdf's plain extraction rarely emits blank lines between paragraphs, so a
-paragraph also ends after a short line that closes a sentence. Lines typed at a shell
-prompt ("$ tar -cvJf ...") are taken out of their paragraph as a code block, lines kept:
-joined into the prose they would read as one run-on sentence.
+A page's text layer is cut into paragraphs and command lines by `paragraphs.page_blocks`, the
+joiner a page read by OCR goes through too; a page without a text layer is read by OCR.
 """
 
 from __future__ import annotations
 
 import io
-import re
 from collections.abc import Callable
 
 from pypdf import PasswordType, PdfReader
 
-from .blocks import PROMPT, BlockCollector, collapse_whitespace
+from .blocks import BlockCollector, collapse_whitespace
 from .ocr import OcrOptions
+from .paragraphs import page_blocks
 from .pdf_layout import CELL_SEPARATOR, PageSegment, PdfLayout
 from .pdf_structure import OutlineEntry, heading_key, outline_by_page, pdf_outline, pdf_title
 from .scans import PdfScans
@@ -33,11 +31,7 @@ from .types import (
 MAX_PDF_PAGES = 2000
 # A page with fewer letters than this in its text layer is taken as a scan.
 MIN_TEXT_LETTERS = 3
-SENTENCE_END = (".", "!", "?", ":", "…", "؟")
-SHORT_LINE_SHARE = 0.6
-HYPHEN_BREAK = re.compile(r"(\w)([-\u00ad])\n(\w)")
 MAX_REASON_CHARS = 120
-_CONTINUED = ("\\", "|", "--", ">", "&&")
 
 
 # Told (pages done, pages in all) after every page, so a long scan shows its progress.
@@ -143,10 +137,7 @@ def _add_page(
             entry = pending.pop(0)
             collector.heading(entry.level, entry.title)
             paragraph = rest
-        if code:
-            collector.add_code(paragraph, page=number)
-        else:
-            collector.add(paragraph, page=number)
+        collector.add_paragraph(paragraph, code=code, page=number)
 
 
 def _opens(paragraph: str, entry: OutlineEntry) -> str | None:
@@ -172,65 +163,6 @@ def _check_page_count(pages: int) -> None:
             f"The PDF has {pages} pages; the limit is {MAX_PDF_PAGES}. "
             "Split it and upload the parts"
         )
-
-
-def split_page_text(text: str) -> list[str]:
-    """Paragraphs of one page's extracted text, hyphenated line breaks re-joined."""
-    joined = (_join_lines(group) for group in _line_groups(text))
-    return [paragraph for paragraph in joined if paragraph]
-
-
-def page_blocks(text: str) -> list[tuple[str, bool]]:
-    """`split_page_text`'s paragraphs as (text, is_code), each run of prompted lines apart."""
-    found: list[tuple[str, bool]] = []
-    for group in _line_groups(text):
-        for code, run in _prompt_runs(group):
-            paragraph = "\n".join(run) if code else _join_lines(run)
-            if paragraph:
-                found.append((paragraph, code))
-    return found
-
-
-def _line_groups(text: str) -> list[list[str]]:
-    lines = [line.strip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
-    longest = max((len(line) for line in lines), default=0)
-    paragraphs: list[list[str]] = [[]]
-    for line in lines:
-        if line:
-            paragraphs[-1].append(line)
-        if not line or _ends_paragraph(line, longest):
-            paragraphs.append([])
-    return [group for group in paragraphs if group]
-
-
-def _prompt_runs(lines: list[str]) -> list[tuple[bool, list[str]]]:
-    """The lines in runs: (True, prompted lines) and (False, the others), in order."""
-    runs: list[tuple[bool, list[str]]] = []
-    for line in lines:
-        # A command broken over lines goes on where its line ends in "\\", "|", "--" or ">".
-        continued = bool(runs and runs[-1][0] and runs[-1][1][-1].endswith(_CONTINUED))
-        code = bool(PROMPT.match(line)) or continued
-        if runs and runs[-1][0] == code:
-            runs[-1][1].append(line)
-        else:
-            runs.append((code, [line]))
-    return runs
-
-
-def _ends_paragraph(line: str, longest: int) -> bool:
-    return line.endswith(SENTENCE_END) and len(line) < SHORT_LINE_SHARE * longest
-
-
-def _join_lines(lines: list[str]) -> str:
-    text = HYPHEN_BREAK.sub(_rejoin_hyphen, "\n".join(lines))
-    return collapse_whitespace(text)
-
-
-def _rejoin_hyphen(match: re.Match[str]) -> str:
-    before, hyphen, after = match.groups()
-    if hyphen == "\u00ad" or after.islower():
-        return before + after  # "infor-\nmation" -> "information"
-    return before + hyphen + after  # "COVID-\n19" keeps its hyphen
 
 
 def _corrupt_message(exc: Exception) -> str:

@@ -11,6 +11,7 @@ from PIL import Image
 
 from .blocks import BlockCollector
 from .ocr import OcrOptions, PageUnreadable, ocr_image, pdf_page_image
+from .paragraphs import page_blocks
 from .types import UnreadPage
 
 OCR_OFF = "the page has no text layer and OCR is turned off"
@@ -35,7 +36,8 @@ class ScannedPages:
         image: Callable[[OcrOptions], Image.Image],
         headings: Sequence[tuple[int, str]] = (),
     ) -> None:
-        """Page `number`'s text as blocks marked with its OCR confidence, or a record of why not."""
+        """Page `number`'s paragraphs and commands as blocks marked with its OCR confidence, or
+        a record of why not."""
         if self.options is None:
             self._unread.append(UnreadPage(number, OCR_OFF))
             return
@@ -51,8 +53,11 @@ class ScannedPages:
             return
         for level, heading in headings:
             collector.heading(level, heading)
-        for paragraph in page.paragraphs:
-            collector.add(paragraph, page=number, ocr_confidence=page.confidence)
+        # The same joiner as a PDF's text layer, so a scan is cut into its original's blocks.
+        for paragraph, code in page_blocks(page.text):
+            collector.add_paragraph(
+                paragraph, code=code, page=number, ocr_confidence=page.confidence
+            )
 
 
 class PdfScans(ScannedPages):
