@@ -40,8 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ragplatform.settings")
 django.setup()
 
+from apps.answers.composing.candidates import Vector  # noqa: E402
 from apps.answers.composing.extractive import ExtractiveComposer  # noqa: E402
-from apps.answers.composing.sentences import Vector  # noqa: E402
 from apps.answers.composing.types import (  # noqa: E402
     ComposeRequest,
     ComposerEvent,

@@ -12,7 +12,7 @@ from apps.answers.composing.answerability import (
     answerability_score,
     answerability_signals,
 )
-from apps.answers.composing.sentences import Evidence, Scored, Sentence
+from apps.answers.composing.candidates import Evidence, Scored, Sentence
 from tests.answers.compose import EXPENSES, LEAVE, ask, composer, run, window
 
 

@@ -9,8 +9,9 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+from apps.answers.composing.candidates import Scored, Sentence
 from apps.answers.composing.comparison import _spells
-from apps.answers.composing.sentences import Scored, Sentence, sentence_candidates
+from apps.answers.composing.sentences import sentence_candidates
 from apps.answers.composing.shaping import on_topic, shaped_pieces
 from apps.answers.composing.structure import ITEM, PROSE, ROW, STEP, chunk_lines, never_answers
 from apps.answers.composing.terms import content_terms

@@ -51,8 +51,8 @@ from apps.answers.composing.answer_type import (
     asks_for_quantity,
     states_kind,
 )
+from apps.answers.composing.candidates import Evidence, Scored
 from apps.answers.composing.confidence import sigmoid, top_dense_cosine
-from apps.answers.composing.sentences import Evidence, Scored
 from apps.answers.composing.terms import content_terms, term_weights, weighted_overlap
 from apps.answers.retrieval.types import ContextWindow
 from apps.corpus.text import normalise_text

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
+from apps.answers.composing.candidates import Evidence, Scored
 from apps.answers.composing.layout import cite, clip
-from apps.answers.composing.sentences import Evidence, Scored
 from apps.answers.retrieval.types import Bridge, ContextWindow
 
 EvidenceOf = Callable[[str], Awaitable[Evidence]]

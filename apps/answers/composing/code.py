@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from apps.answers.composing.sentences import RELATIVE_FLOOR, Scored
+from apps.answers.composing.candidates import Scored
+from apps.answers.composing.sentences import RELATIVE_FLOOR
 from apps.answers.composing.structure import CODE
 from apps.corpus.text import fenced, normalise_text
 

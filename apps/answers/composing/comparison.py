@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from apps.answers.composing.sentences import Scored, redundant
+from apps.answers.composing.candidates import Scored
+from apps.answers.composing.sentences import redundant
 from apps.answers.composing.structure import PROSE
 from apps.answers.composing.terms import content_terms
 

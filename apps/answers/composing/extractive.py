@@ -68,6 +68,7 @@ from apps.answers.composing.answerability import (
     answerability_score,
     answerability_signals,
 )
+from apps.answers.composing.candidates import Evidence, Scored, Sentence, Vector
 from apps.answers.composing.chain import Chain, chain_compose
 from apps.answers.composing.code import asks_for_code, code_pieces
 from apps.answers.composing.comparison import side_cells, undescribed_side
@@ -82,20 +83,15 @@ from apps.answers.composing.layout import (
 )
 from apps.answers.composing.parts import missing_parts_text, unanswered_parts
 from apps.answers.composing.sentences import (
-    Evidence,
-    Scored,
-    Sentence,
-    Vector,
     cosines,
     embedded_text,
     pick,
     sentence_candidates,
-    with_lent_terms_where_due,
     with_stating_follower,
-    with_subjects,
 )
 from apps.answers.composing.shaping import on_topic, shaped_pieces, with_whole_lists
 from apps.answers.composing.sides import comparison_sides
+from apps.answers.composing.subjects import with_lent_terms_where_due, with_subjects
 from apps.answers.composing.terms import content_terms, term_weights, weighted_overlap
 from apps.answers.composing.types import (
     ComposeRequest,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from apps.answers.composing.sentences import Scored
+from apps.answers.composing.candidates import Scored
 from apps.answers.composing.structure import STEP
 from apps.answers.retrieval.types import ContextWindow
 

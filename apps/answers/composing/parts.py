@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from apps.answers.composing.sentences import Scored
+from apps.answers.composing.candidates import Scored
 from apps.answers.composing.sides import holds_clause
 from apps.answers.composing.terms import content_terms, word_set
 from apps.corpus.text import normalise_text

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from apps.answers.composing.candidates import Scored, Sentence
 from apps.answers.composing.code import cite_intro, code_after, intro_of
 from apps.answers.composing.layout import cite, clip
-from apps.answers.composing.sentences import Scored, Sentence
 from apps.answers.composing.structure import CODE, ITEM, PROSE, ROW, STEP
 from apps.corpus.text import fenced
 
