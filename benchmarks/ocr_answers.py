@@ -64,7 +64,11 @@ def paper_copy(document: Path, folder: Path) -> Path:
         page.write_text(f'<meta charset="utf-8"><pre style="{style}">{text}</pre>', "utf-8")
     target = folder / f"{document.stem}.printed.pdf"
     command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer"]
-    options = [f"--user-data-dir={folder}/profile", f"--print-to-pdf={target}", page.as_uri()]
+    options = [
+        f"--user-data-dir={folder}/profile",
+        f"--print-to-pdf={target}",
+        page.resolve().as_uri(),
+    ]
     subprocess.run([*command, *options], check=True, capture_output=True, timeout=300)  # noqa: S603
     return target
 

@@ -17,6 +17,7 @@ import subprocess
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
+from statistics import median
 
 import pytesseract
 from PIL import Image
@@ -36,6 +37,12 @@ LAYOUTS = {"eng": (3,), "fas": (3, 6)}
 # model scores real words lower (joined letters, diacritics): at 30 it dropped whole words from
 # clean Chromium renders, at 15 it keeps them (benchmarks/ocr.py: Persian CER 4.4% -> 2.9%).
 MIN_WORD_CONFIDENCE = {"eng": 30.0, "fas": 15.0}
+# A word scored below that inside a line whose median word scores at least this is text Tesseract
+# found hard, not a speckle: an option name or a path printed in quote marks ("‘DefaultEnabled’:"
+# scores 18 in a line whose median is 96). Speckles make lines of their own that score low
+# throughout; 39 of 1,522 words of three scanned pages of an apt manual were dropped as noise.
+MIN_LINE_CONFIDENCE = 50.0
+_LETTER_OR_DIGIT = re.compile(r"[^\W_]")
 # The Persian model reads the Arabic comma, semicolon and question mark as their Latin shapes;
 # after a Persian letter only the Arabic ones are right.
 PERSIAN_PUNCTUATION = str.maketrans({",": "\u060c", ";": "\u061b", "?": "\u061f"})
@@ -146,14 +153,30 @@ def _read(
         raise PageUnreadable(f"Tesseract failed ({collapse_whitespace(str(exc))[:80]})") from exc
 
 
-def _kept(words: list[OcrWord], *, model: str) -> list[OcrWord]:
-    """Words Tesseract itself scores low are noise; an English reading has already been judged."""
+def _confident(words: list[OcrWord], *, model: str) -> list[OcrWord]:
+    """The words Tesseract scores above the noise floor; an English reading has been judged."""
     return [w for w in words if w.latin or w.confidence >= MIN_WORD_CONFIDENCE[model]]
 
 
+def _kept(words: list[OcrWord], *, model: str) -> list[OcrWord]:
+    """The confident words, and the letters and digits it scored low in a line it reads well."""
+    scores: dict[tuple[int, int, int], list[float]] = {}
+    for word in words:
+        scores.setdefault(word.line, []).append(word.confidence)
+    well_read = {line for line, found in scores.items() if median(found) >= MIN_LINE_CONFIDENCE}
+    floor = MIN_WORD_CONFIDENCE[model]
+    return [
+        w
+        for w in words
+        if w.latin
+        or w.confidence >= floor
+        or (w.line in well_read and _LETTER_OR_DIGIT.search(w.text) is not None)
+    ]
+
+
 def _confidence(words: list[OcrWord], *, model: str) -> float:
-    kept = _kept(words, model=model)
-    return sum(w.confidence for w in kept) / len(kept) if kept else 0.0
+    confident = _confident(words, model=model)
+    return sum(w.confidence for w in confident) / len(confident) if confident else 0.0
 
 
 def _page_from_words(words: list[OcrWord], *, model: str) -> OcrPage:
