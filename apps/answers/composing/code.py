@@ -34,9 +34,27 @@ _ASKS_FOR_CODE = re.compile(
 )
 
 
+# What asks what a thing does or means: the sentence saying so answers it, not the code it is
+# written in, even when the question names that code ("what does sharedscripts do in a
+# logrotate config?", "what are flowtables for?", "what is -P in rsync?").
+_ASKS_WHAT_IT_DOES = re.compile(
+    r"\bwhat\s+(?:does|do)\s+.+?\s+(?:do|mean)\b|\bwhat\s+(?:is|are)\s+.+?\s+(?:used\s+)?for"
+    r"\s*\??$|\bwhat\s+is\s+the\s+(?:purpose|meaning|point)\s+of\b|\bwhat(?:'s|\s+is|\s+are)\s+--?\w"
+    r"|(?:^|\s)(?:چه\s+کاری|یعنی\s+چه|به\s+چه\s+معنا|برای\s+چیست|کاربرد)(?=\s|$|[?؟])",
+    re.IGNORECASE,
+)
+
+
 def asks_for_code(query: str) -> bool:
-    """The question asks for a command, an example, a configuration or a syntax."""
-    return bool(_ASKS_FOR_CODE.search(normalise_text(query)))
+    """The question asks for a command, an example, a configuration or a syntax, not for what
+    one of them does."""
+    text = normalise_text(query)
+    return bool(_ASKS_FOR_CODE.search(text)) and not asks_what_it_does(text)
+
+
+def asks_what_it_does(query: str) -> bool:
+    """The question asks what a thing does, means or is for: prose answers it, not code."""
+    return bool(_ASKS_WHAT_IT_DOES.search(normalise_text(query)))
 
 
 def intro_of(code: Scored, scored: Sequence[Scored]) -> Scored | None:

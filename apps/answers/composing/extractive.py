@@ -70,7 +70,7 @@ from apps.answers.composing.answerability import (
 )
 from apps.answers.composing.candidates import Evidence, Scored, Sentence, Vector
 from apps.answers.composing.chain import Chain, chain_compose
-from apps.answers.composing.code import asks_for_code, code_pieces
+from apps.answers.composing.code import asks_for_code, asks_what_it_does, code_pieces
 from apps.answers.composing.comparison import side_cells, undescribed_side
 from apps.answers.composing.identifiers import unmentioned_identifiers
 from apps.answers.composing.layout import (
@@ -91,6 +91,7 @@ from apps.answers.composing.sentences import (
 )
 from apps.answers.composing.shaping import on_topic, shaped_pieces, with_whole_lists
 from apps.answers.composing.sides import comparison_sides
+from apps.answers.composing.structure import CODE
 from apps.answers.composing.subjects import with_lent_terms_where_due, with_subjects
 from apps.answers.composing.terms import content_terms, term_weights, weighted_overlap
 from apps.answers.composing.types import (
@@ -303,8 +304,14 @@ class ExtractiveComposer:
             )
             for i, s in enumerate(candidates)
         )
-        # A default or a value of another entry than the one asked about is never the answer.
-        eligible = [s for s in scored if not s.sentence.other_entry]
+        # Never the answer: a default of another entry than the one asked about, nor, when the
+        # question asks what a thing does, the code it is written in (code.py).
+        prose_only = asks_what_it_does(query)
+        eligible = [
+            s
+            for s in scored
+            if not s.sentence.other_entry and not (prose_only and s.sentence.kind == CODE)
+        ]
         picked = pick(eligible, max_sentences=self._max_sentences, max_chars=self._max_chars)
         chosen = with_subjects(self._completed(query, picked, scored), scored)
         typed = typed_answer(query, query_terms, chosen)

@@ -126,11 +126,18 @@ def shaped_pieces(units: Sequence[Scored], *, max_chars: int) -> list[str]:
     number = 0
     for index, s in enumerate(units):
         kind = s.sentence.kind
-        if kind == CODE or _headed_row(s) or _introduces_code(s, units[index + 1 : index + 2]):
+        announces = _introduces_code(s, units[index + 1 : index + 2])
+        if kind == CODE or _headed_row(s) or (announces and kind == PROSE):
             pieces.append(_quoted(s, previous, first=previous is None))
             previous = s
             continue
-        text = cite(clip(s.sentence.text, max_chars), s.sentence.alias)
+        # An item announcing a block stays an item, its marker before its colon.
+        alias = s.sentence.alias
+        text = (
+            cite_intro(s.sentence.text, alias)
+            if announces
+            else cite(clip(s.sentence.text, max_chars), alias)
+        )
         same_block = previous is not None and _same_block(previous, s)
         number = number + 1 if kind == STEP and same_block else 1
         if kind == PROSE:

@@ -35,7 +35,7 @@ _FENCE = re.compile(r"^(`{3,}|~{3,})")
 class Line:
     kind: str  # PROSE, ITEM, STEP, ROW or CODE
     text: str  # without its lead; a row reads "first cell: the other cells"; code as written
-    intro: bool = False  # prose ending in ":" right before a list or table: it announces it
+    intro: bool = False  # ends in ":" right before what it announces: a list, a table, code
     # What the line is about beyond its own words: a row's column names ("Status, Meaning"),
     # the items an intro announces. Matched against the question, never shown.
     context: str = ""
@@ -73,10 +73,12 @@ def chunk_lines(text: str) -> list[Line]:
                 row = _table_row(_cells(line))
                 quoted = f"{header_row}\n{_table_rule(header_row)}\n{row}" if header_row else row
                 found.append(Line(ROW, row_prose(line), context=header, quoted=quoted))
-        elif _ITEM_LEAD.match(line):
-            found.append(Line(ITEM, clean_markup(_ITEM_LEAD.sub("", line))))
-        elif _STEP_LEAD.match(line):
-            found.append(Line(STEP, clean_markup(_STEP_LEAD.sub("", line))))
+        elif _ITEM_LEAD.match(line) or _STEP_LEAD.match(line):
+            kind, lead = (ITEM, _ITEM_LEAD) if _ITEM_LEAD.match(line) else (STEP, _STEP_LEAD)
+            # An item can announce a block too ("- To restore it, add this line to the
+            # sudoers file:" over the line to add): the block goes with it.
+            announces = line.endswith(":") and _FENCE.match(following) is not None
+            found.append(Line(kind, clean_markup(lead.sub("", line)), intro=announces))
         else:
             announces = line.endswith(":") and _is_structured(following)
             # A table's rows carry their own header; a list's items are what its intro means.
