@@ -1,7 +1,8 @@
 """A word printed in quote marks, an option name or a path, is read with them by Tesseract and
 scored low: inside a line it reads well it is kept, where a line of speckles is not. The page is
 printed by Chromium as a Markdown manual prints (its backticks kept), scanned by pdftoppm and
-read by the real Tesseract."""
+read by the real Tesseract. Its Markdown heading is a heading, not a command typed at a root
+prompt."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import html
 import pytest
 
 from apps.corpus.parsing import OcrOptions, parse_document
-from apps.corpus.parsing.types import Block
+from apps.corpus.parsing.types import CODE, TEXT, Block
 from tests.corpus import scans
 
 OCR = OcrOptions(max_pages=2, page_timeout_s=60.0, dpi=200)
@@ -29,11 +30,15 @@ following options are known:
 
 
 @pytest.fixture(scope="module")
-def text() -> str:
+def blocks() -> tuple[Block, ...]:
     style = "white-space:pre-wrap;font-size:16px"
     page = f'<meta charset="utf-8"><pre style="{style}">{html.escape(PAGE)}</pre>'
     scan = scans.scanned(scans.chromium_pdf(page))
-    blocks: tuple[Block, ...] = parse_document(filename="acquire.pdf", data=scan, ocr=OCR).blocks
+    return parse_document(filename="acquire.pdf", data=scan, ocr=OCR).blocks
+
+
+@pytest.fixture(scope="module")
+def text(blocks: tuple[Block, ...]) -> str:
     return " ".join(block.text for block in blocks)
 
 
@@ -46,3 +51,9 @@ def test_a_quoted_option_name_in_a_well_read_line_is_kept(text: str, word: str) 
 def test_the_sentences_around_the_quoted_words_read_whole(text: str) -> None:
     assert "The default value is" in text
     assert "apt will try to acquire this target from all sources" in text
+
+
+def test_a_printed_markdown_heading_is_not_a_root_command(blocks: tuple[Block, ...]) -> None:
+    # "# Index targets" opens like a command typed at a root prompt ("# apt-get update").
+    assert not [block.text for block in blocks if block.kind == CODE]
+    assert any(block.text.startswith("# Index targets") for block in blocks if block.kind == TEXT)

@@ -9,7 +9,9 @@ from .types import CODE, TEXT, Block
 
 HEADING_SEPARATOR = " > "
 # A line typed at a shell prompt ("$ tar ...", "# apt-get ...", "% make"): a command, as is.
-PROMPT = re.compile(r"^\s*[$#%]\s+\S")
+# Not a Markdown heading printed as text ("# The Configuration Stanza"): a command after a root
+# prompt opens with a command's name in lower case, a heading with a capital and plain words.
+PROMPT = re.compile(r"^\s*(?:[$%]\s+\S|#\s+(?![A-Z][\w-]*(?:\s+[\w-]+){0,8}\s*$)\S)")
 
 
 def code_lines(text: str) -> str:
