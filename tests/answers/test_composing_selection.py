@@ -123,6 +123,35 @@ async def test_a_default_far_from_its_name_is_quoted_with_it() -> None:
     assert "/run/syncd.lock" not in text
 
 
+@pytest.mark.parametrize(
+    ("query", "documents", "stated", "left_out"),
+    [
+        (
+            "what's the default for max connections in syncd.conf",
+            (MAX_CONNECTIONS, KEEPALIVE),
+            "The default is 0, which means no limit [c1].",
+            "lock file",
+        ),
+        (
+            "what is the maximum weight of a glob pattern?",
+            (GLOB, REGEX),
+            "The default weight value is 50, and the maximum is 100 [c1].",
+            "wildcards",
+        ),
+    ],
+)
+async def test_a_value_answer_leaves_out_the_sentences_that_state_none(
+    query: str, documents: tuple[tuple[str, str], ...], stated: str, left_out: str
+) -> None:
+    events = await run(_composer(), ask(query, window(*documents)))
+
+    # The best sentence states the value: the chunk's sentences around it that state none
+    # (another entry's, what a glob pattern is) are not part of the answer.
+    text = text_of(events)
+    assert stated in text
+    assert left_out not in text
+
+
 async def test_a_default_is_not_taken_from_the_next_entry() -> None:
     query = "how many retries does the sync client make by default?"
 

@@ -89,7 +89,12 @@ from apps.answers.composing.sentences import (
     sentence_candidates,
     with_stating_follower,
 )
-from apps.answers.composing.shaping import on_topic, shaped_pieces, with_whole_lists
+from apps.answers.composing.shaping import (
+    on_topic,
+    shaped_pieces,
+    to_the_point,
+    with_whole_lists,
+)
 from apps.answers.composing.sides import comparison_sides
 from apps.answers.composing.structure import CODE
 from apps.answers.composing.subjects import with_lent_terms_where_due, with_subjects
@@ -379,7 +384,8 @@ class ExtractiveComposer:
                 if missing:
                     return [*prose, "\n\n", side_undescribed(missing, request.language)]
                 return prose
-        pieces = self._shaped(request, evidence.chosen, evidence.scored)
+        answer = to_the_point(evidence.chosen, stated_answer(request.query))
+        pieces = self._shaped(request, answer, evidence.scored)
         unanswered = unanswered_parts(request.query, evidence.chosen)  # "... and the maximum?"
         if unanswered:
             return [*pieces, "\n\n", missing_parts_text(unanswered, request.language)]

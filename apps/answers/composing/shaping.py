@@ -18,7 +18,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from apps.answers.composing.candidates import Scored, Sentence
 from apps.answers.composing.code import cite_intro, code_after, intro_of
@@ -44,6 +44,23 @@ def on_topic(chosen: Sequence[Scored], query_terms: frozenset[str]) -> list[Scor
         or (s.sentence.alias, s.sentence.line) == (best.sentence.alias, best.sentence.line)
         or s.sentence.heading_terms & query_terms
         or len(s.sentence.terms & query_terms) >= MIN_OWN_COVERAGE * len(query_terms)
+    ]
+
+
+def to_the_point(chosen: Sequence[Scored], states: Callable[[str], bool] | None) -> list[Scored]:
+    """When the question asks for a value or a date (`states` tells a sentence that states one)
+    and the best sentence states it, that is the answer: the chosen sentences stating none are
+    left out, but the subject a kept sentence is shown with ("The default weight is 50, and the
+    maximum is 100.", not the three sentences around it on what a weight is)."""
+    if not chosen or states is None:
+        return list(chosen)
+    best = max(chosen, key=lambda s: s.score)
+    if not states(best.sentence.text):
+        return list(chosen)
+    stating = [s for s in chosen if states(s.sentence.text)]
+    subjects = {(s.sentence.alias, s.sentence.subject) for s in stating if s.sentence.subject >= 0}
+    return [
+        s for s in chosen if s in stating or (s.sentence.alias, s.sentence.position) in subjects
     ]
 
 
