@@ -57,3 +57,20 @@ def test_a_printed_markdown_heading_is_not_a_root_command(blocks: tuple[Block, .
     # "# Index targets" opens like a command typed at a root prompt ("# apt-get update").
     assert not [block.text for block in blocks if block.kind == CODE]
     assert any(block.text.startswith("# Index targets") for block in blocks if block.kind == TEXT)
+
+
+@pytest.mark.parametrize(
+    ("line", "command"),
+    [
+        ("# Index targets", False),
+        ("# The Configuration Stanza", False),
+        ("# apt-get dist-upgrade", True),
+        ("# Edit /etc/fstab", True),
+        # A configuration's comment is no heading: it stays with its configuration.
+        ("# The following lines are desirable for IPv6 capable hosts", True),
+    ],
+)
+def test_a_root_prompt_is_told_from_a_printed_heading(line: str, command: bool) -> None:
+    from apps.corpus.parsing.blocks import PROMPT
+
+    assert bool(PROMPT.match(line)) is command

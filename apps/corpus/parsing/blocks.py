@@ -10,8 +10,10 @@ from .types import CODE, TEXT, Block
 HEADING_SEPARATOR = " > "
 # A line typed at a shell prompt ("$ tar ...", "# apt-get ...", "% make"): a command, as is.
 # Not a Markdown heading printed as text ("# The Configuration Stanza"): a command after a root
-# prompt opens with a command's name in lower case, a heading with a capital and plain words.
-PROMPT = re.compile(r"^\s*(?:[$%]\s+\S|#\s+(?![A-Z][\w-]*(?:\s+[\w-]+){0,8}\s*$)\S)")
+# prompt opens with a command's name in lower case, a heading with a capital and up to five
+# plain words. A longer such line is a configuration's comment ("# The following lines are
+# desirable for IPv6 capable hosts" in a hosts file), which goes with its configuration.
+PROMPT = re.compile(r"^\s*(?:[$%]\s+\S|#\s+(?![A-Z][\w-]*(?:\s+[\w-]+){0,4}\s*$)\S)")
 
 
 def code_lines(text: str) -> str:
