@@ -159,7 +159,8 @@ def _confident(words: list[OcrWord], *, model: str) -> list[OcrWord]:
 
 
 def _kept(words: list[OcrWord], *, model: str) -> list[OcrWord]:
-    """The confident words, and the letters and digits it scored low in a line it reads well."""
+    """The confident words, and those it scored lower that hold a letter or a digit and stand
+    in a line it reads well."""
     scores: dict[tuple[int, int, int], list[float]] = {}
     for word in words:
         scores.setdefault(word.line, []).append(word.confidence)
