@@ -8,6 +8,7 @@ test with a clear message rather than skipping it.
 
 from __future__ import annotations
 
+import html
 import io
 import shutil
 import subprocess
@@ -107,3 +108,10 @@ def tiff_bytes(pages: list[Image.Image]) -> bytes:
     first, *rest = pages
     first.save(buffer, format="TIFF", save_all=True, append_images=rest, compression="tiff_lzw")
     return buffer.getvalue()
+
+
+def printed_text_scan(text: str) -> bytes:
+    """A text file printed by Chromium with its lines as they stand, then scanned."""
+    style = "white-space:pre-wrap;font-size:16px"
+    page = f'<meta charset="utf-8"><pre style="{style}">{html.escape(text)}</pre>'
+    return scanned(chromium_pdf(page))

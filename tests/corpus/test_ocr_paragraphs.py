@@ -5,8 +5,6 @@ scanned by pdftoppm and read by the real Tesseract."""
 
 from __future__ import annotations
 
-import html
-
 import pytest
 
 from apps.corpus.parsing import OcrOptions, parse_document
@@ -35,9 +33,7 @@ to the disc, so that the target can install them.
 
 @pytest.fixture(scope="module")
 def blocks() -> tuple[Block, ...]:
-    style = "white-space:pre-wrap;font-size:16px"
-    page = f'<meta charset="utf-8"><pre style="{style}">{html.escape(PAGE)}</pre>'
-    scan = scans.scanned(scans.chromium_pdf(page))
+    scan = scans.printed_text_scan(PAGE)
     return parse_document(filename="offline.pdf", data=scan, ocr=OCR).blocks
 
 

@@ -6,8 +6,6 @@ prompt."""
 
 from __future__ import annotations
 
-import html
-
 import pytest
 
 from apps.corpus.parsing import OcrOptions, parse_document
@@ -31,9 +29,7 @@ following options are known:
 
 @pytest.fixture(scope="module")
 def blocks() -> tuple[Block, ...]:
-    style = "white-space:pre-wrap;font-size:16px"
-    page = f'<meta charset="utf-8"><pre style="{style}">{html.escape(PAGE)}</pre>'
-    scan = scans.scanned(scans.chromium_pdf(page))
+    scan = scans.printed_text_scan(PAGE)
     return parse_document(filename="acquire.pdf", data=scan, ocr=OCR).blocks
 
 

@@ -57,10 +57,14 @@ def to_the_point(chosen: Sequence[Scored], states: Callable[[str], bool] | None)
     best = max(chosen, key=lambda s: s.score)
     if not states(best.sentence.text):
         return list(chosen)
-    stating = [s for s in chosen if states(s.sentence.text)]
-    subjects = {(s.sentence.alias, s.sentence.subject) for s in stating if s.sentence.subject >= 0}
+    stating = {id(s) for s in chosen if states(s.sentence.text)}
+    subjects = {
+        (s.sentence.alias, s.sentence.subject)
+        for s in chosen
+        if id(s) in stating and s.sentence.subject >= 0
+    }
     return [
-        s for s in chosen if s in stating or (s.sentence.alias, s.sentence.position) in subjects
+        s for s in chosen if id(s) in stating or (s.sentence.alias, s.sentence.position) in subjects
     ]
 
 
