@@ -78,6 +78,14 @@ MAX_CONNECTIONS = (
     "lock file This parameter names the file the daemon locks to count the max connections "
     "of each module. The default is /run/syncd.lock.",
 )
+# A tool's manual: options named by one letter, the asked one far from the question's wording.
+SYNC_OPTIONS = (
+    "synctool options",
+    "-v Tells synctool to print the name of each file it copies. "
+    "-P The -P option is equivalent to --keep-partial --show-progress. "
+    "-p Tells synctool to give each copy the permissions of its source. "
+    "Copying many small files over a slow link may take a long time.",
+)
 ACCOUNTS = (
     "حساب کاربری",
     "برای تغییر گذرواژه به بخش تنظیمات حساب بروید. گذرواژه باید حرف و رقم داشته باشد.",
@@ -200,3 +208,14 @@ async def test_several_files_is_not_asked_as_how_many() -> None:
 
     assert not any(isinstance(e, Refusal) for e in events)
     assert "کلید Ctrl را نگه دارید" in text_of(events)
+
+
+async def test_a_one_letter_option_is_answered_by_the_sentence_that_names_it() -> None:
+    query = "what is -P in synctool"
+
+    events = await run(_composer(), ask(query, window(SYNC_OPTIONS, KEEPALIVE)))
+
+    # "-P" is the only word that tells the entries apart, and -p is another option: the
+    # sentence naming -P leads.
+    text = text_of(events)
+    assert text.startswith("-P The -P option is equivalent to --keep-partial --show-progress")

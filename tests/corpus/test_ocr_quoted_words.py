@@ -52,7 +52,7 @@ def test_the_sentences_around_the_quoted_words_read_whole(text: str) -> None:
 def test_a_printed_markdown_heading_is_not_a_root_command(blocks: tuple[Block, ...]) -> None:
     # "# Index targets" opens like a command typed at a root prompt ("# apt-get update").
     assert not [block.text for block in blocks if block.kind == CODE]
-    assert any(block.text.startswith("# Index targets") for block in blocks if block.kind == TEXT)
+    assert {block.heading for block in blocks if block.kind == TEXT} == {"Index targets"}
 
 
 @pytest.mark.parametrize(

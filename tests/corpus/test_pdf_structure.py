@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from apps.corpus.parsing import parse_document
@@ -54,3 +56,38 @@ def test_titles_that_are_not_titles_are_refused(raw: str) -> None:
 
 def test_a_real_title_is_kept_whitespace_collapsed() -> None:
     assert clean_title("  Shared   MIME-info\nDatabase ") == "Shared MIME-info Database"
+
+
+CHAPTER = f"""<!doctype html><html><head><meta charset="utf-8"></head>
+<body style="font-size:16px">
+<h1>Chapter 4. Leave and travel</h1>
+<p>Contents: 4.1. Annual leave 4.1.1. Carrying leave over 4.2. Travel</p>
+<h2>4.1. Annual leave</h2>
+<p>{LEAVE} Leave is booked with your manager.</p>
+<h3>4.1.1. Carrying leave over</h3>
+<p>Five unused days may be carried over into the next year.</p>
+<h2>4.2. Travel</h2>
+<p>{TRAVEL}</p>
+</body></html>"""
+
+
+def test_without_an_outline_headings_come_from_the_sizes_they_are_printed_in() -> None:
+    from pypdf import PdfReader
+
+    from tests.corpus.scans import chromium_pdf
+
+    data = chromium_pdf(CHAPTER)
+    assert not PdfReader(io.BytesIO(data)).outline  # Chromium prints no bookmarks by default
+    blocks = parse_document(filename="handbook.pdf", data=data).blocks
+
+    def heading_of(words: str) -> str | None:
+        return next(block.heading for block in blocks if words in block.text)
+
+    # The contents line names every section before its heading: it stays under the chapter.
+    assert heading_of("Contents:") == "Chapter 4. Leave and travel"
+    assert heading_of("twenty-six days") == "Chapter 4. Leave and travel > 4.1. Annual leave"
+    assert heading_of("Five unused days") == (
+        "Chapter 4. Leave and travel > 4.1. Annual leave > 4.1.1. Carrying leave over"
+    )
+    assert heading_of("Travel costs") == "Chapter 4. Leave and travel > 4.2. Travel"
+    assert not [block for block in blocks if block.text == "4.1. Annual leave"]

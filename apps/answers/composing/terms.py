@@ -30,13 +30,17 @@ _STOPWORDS = word_set(
     خود خودش چه‌کار چگونگی"""
 )
 _WORD_PARTS = re.compile(f"[{ZWNJ}'’-]")
+# A command's one-letter option ("-P", "-a"): the one word that names what is asked in "what is
+# -P in rsync?", too short to be a term otherwise. Its case is kept: -P and -p are two options.
+_SHORT_OPTION = re.compile(r"(?<![\w-])-[A-Za-z](?![\w-])")
 _EN_SUFFIXES = (("ies", "y"), ("sses", "ss"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""))
 _FA_SUFFIXES = ("هایی", "های", "ها")
 
 
 def content_terms(text: str) -> frozenset[str]:
-    """Lower-cased, lightly stemmed words longer than two letters, stopwords removed."""
-    terms: set[str] = set()
+    """Lower-cased, lightly stemmed words longer than two letters, stopwords removed, and
+    one-letter options as written."""
+    terms: set[str] = set(_SHORT_OPTION.findall(text))
     for word in words(normalise_text(text).lower()):
         for part in _WORD_PARTS.split(word):
             if len(part) > 2 and part not in _STOPWORDS:

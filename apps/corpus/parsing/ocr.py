@@ -25,6 +25,7 @@ from PIL import Image
 from .blocks import collapse_whitespace
 from .ocr_latin import latin_restored
 from .ocr_words import OcrWord, TesseractTimeout, line_text, rtl_reading_order, tesseract_words
+from .printed_headings import PrintedHeading, printed_headings
 
 # OSD's script names for the two models installed (tesseract-ocr-eng, tesseract-ocr-fas).
 MODEL_BY_SCRIPT = {"Latin": "eng", "Arabic": "fas"}
@@ -53,6 +54,10 @@ MIN_PAGE_CONFIDENCE = 40.0
 MIN_PAGE_LETTERS = 3
 PDFTOPPM = "pdftoppm"
 _SCRIPT = re.compile(r"Script:\s*(\w+)")
+# Tesseract reads a path's dot as the end of a sentence and sets the name's extension apart
+# ("/etc/nsswitch. conf"): a word of a path, a dot, then a short lower-case word. A sentence
+# after a path opens with a capital.
+_PATH_SPLIT_AT_DOT = re.compile(r"(/[\w./-]*\w\.) (?=[a-z][a-z0-9]{0,7}(?![\w/-]))")
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,8 @@ class OcrPage:
     text: str
     confidence: float  # mean word confidence, 0..100
     model: str  # "eng" or "fas"
+    # The heading lines of `text` (each a block of its own there), with their levels.
+    headings: tuple[tuple[str, PrintedHeading], ...] = ()
 
 
 class PageUnreadable(Exception):
@@ -185,19 +192,38 @@ def _page_from_words(words: list[OcrWord], *, model: str) -> OcrPage:
 
     A block is set apart by white space on the page; Tesseract's paragraphs inside it follow
     indentation and cut a printed paragraph mid-sentence, so the joiner decides, as it does
-    for a text layer that marks no paragraphs.
+    for a text layer that marks no paragraphs. A heading line (printed_headings) is a block of its
+    own, so no joiner runs it into the paragraph it heads.
     """
     kept = _kept(words, model=model)
     lines: dict[tuple[int, int, int], list[OcrWord]] = {}
     for word in kept:
         text = word.text if word.latin or model != "fas" else _persian_punctuation(word.text)
         lines.setdefault(word.line, []).append(replace(word, text=text))
-    blocks: dict[int, list[str]] = {}
-    for number, line in lines.items():  # Tesseract's reading order of blocks and lines
-        ordered = rtl_reading_order(line) if model == "fas" else line
-        blocks.setdefault(number[0], []).append(line_text(ordered))
-    text = "\n\n".join("\n".join(block) for block in blocks.values())
-    return OcrPage(text=text, confidence=round(_confidence(kept, model=model), 1), model=model)
+    texts = {
+        number: _PATH_SPLIT_AT_DOT.sub(
+            r"\1", line_text(rtl_reading_order(line) if model == "fas" else line)
+        )
+        for number, line in lines.items()
+    }
+    headings = printed_headings(lines, texts)
+    blocks: list[list[str]] = []
+    block_number: int | None = None
+    for number, text in texts.items():  # Tesseract's reading order of blocks and lines
+        if number in headings:
+            blocks.append([text])
+            block_number = None
+            continue
+        if number[0] != block_number:
+            blocks.append([])
+            block_number = number[0]
+        blocks[-1].append(text)
+    return OcrPage(
+        text="\n\n".join("\n".join(block) for block in blocks),
+        confidence=round(_confidence(kept, model=model), 1),
+        model=model,
+        headings=tuple((texts[number], mark) for number, mark in headings.items()),
+    )
 
 
 def _persian_punctuation(word: str) -> str:

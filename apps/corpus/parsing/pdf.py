@@ -15,7 +15,15 @@ from .blocks import BlockCollector, collapse_whitespace
 from .ocr import OcrOptions
 from .paragraphs import page_blocks
 from .pdf_layout import CELL_SEPARATOR, PageSegment, PdfLayout
-from .pdf_structure import OutlineEntry, heading_key, outline_by_page, pdf_outline, pdf_title
+from .pdf_structure import (
+    OutlineEntry,
+    heading_key,
+    outline_by_page,
+    pdf_outline,
+    pdf_title,
+    sized_bookmarks,
+    sized_text,
+)
 from .scans import PdfScans
 from .types import (
     HEAD_ROW,
@@ -69,13 +77,16 @@ def _extract(
     layout = PdfLayout(data=data, table_pages=table_pages)
     try:
         for number, page in enumerate(reader.pages, start=1):
-            text = page.extract_text() or ""
+            if outline:
+                text, marks = page.extract_text() or "", bookmarks.get(number, [])
+            else:
+                text, runs = sized_text(page)
+                marks = sized_bookmarks(runs, page=number)
             if not _has_text(text):
-                marks = [(e.level, e.title) for e in bookmarks.get(number, [])]
-                scans.read_pdf_page(number, collector, marks)
+                scans.read_pdf_page(number, collector, [(e.level, e.title) for e in marks])
             else:
                 segments = layout.segments(number, stream_text=text) or [PageSegment(text=text)]
-                _add_segments(collector, segments, number, bookmarks.get(number, []))
+                _add_segments(collector, segments, number, marks)
             if on_page is not None:
                 on_page(number, len(reader.pages))
     finally:
@@ -96,7 +107,7 @@ def _add_segments(
     bookmarks: list[OutlineEntry],
 ) -> None:
     """A page's prose and tables in reading position; a table's first row is its header.
-    A bookmark goes to the prose that opens with its title, else to the top of the page."""
+    A bookmark goes to the prose that prints its title, else to the top of the page."""
     blocks = [page_blocks(segment.text) for segment in segments]
     home = {entry: _home(entry, blocks) for entry in bookmarks}
     for index, segment in enumerate(segments):
@@ -112,11 +123,9 @@ def _add_segments(
 
 
 def _home(entry: OutlineEntry, blocks: list[list[tuple[str, bool]]]) -> int | None:
-    """The first piece of the page with a paragraph opening with the bookmark's title."""
-    for index, paragraphs in enumerate(blocks):
-        if any(_opens(paragraph, entry) is not None for paragraph, _ in paragraphs):
-            return index
-    return None
+    """The last piece of the page whose prose prints the bookmark's title."""
+    found = [i for i, paragraphs in enumerate(blocks) if _printed_at(paragraphs, entry)]
+    return found[-1] if found else None
 
 
 def _add_page(
@@ -125,28 +134,47 @@ def _add_page(
     number: int,
     bookmarks: list[OutlineEntry],
 ) -> None:
-    """One page's paragraphs; a bookmark on the page starts its heading at the paragraph that
-    opens with its title (the title itself is no block), or at the top of the page."""
-    pending = [e for e in bookmarks if any(_opens(p, e) is not None for p, _ in paragraphs)]
+    """One page's paragraphs; a bookmark on the page starts its heading where its title is
+    printed (the title itself is no block, and the prose before it on its line is a block of
+    its own), or at the top of the page."""
+    cuts: dict[int, list[tuple[int, OutlineEntry]]] = {}
     for entry in bookmarks:
-        if entry not in pending:
+        spot = _printed_at(paragraphs, entry)
+        if spot is None:
             collector.heading(entry.level, entry.title)
-    for paragraph, code in paragraphs:
-        rest = _opens(paragraph, pending[0]) if pending else None
-        if rest is not None:
-            entry = pending.pop(0)
+        else:
+            cuts.setdefault(spot[0], []).append((spot[1], entry))
+    for index, (paragraph, code) in enumerate(paragraphs):
+        if index not in cuts:
+            collector.add_paragraph(paragraph, code=code, page=number)
+            continue
+        words, start = paragraph.split(), 0
+        for at, entry in sorted(cuts[index], key=lambda cut: cut[0]):
+            if at < start:  # two titles printed over each other's words
+                continue
+            if at > start:
+                collector.add(" ".join(words[start:at]), page=number)
             collector.heading(entry.level, entry.title)
-            paragraph = rest
-        collector.add_paragraph(paragraph, code=code, page=number)
+            start = at + len(entry.title.split())
+        collector.add(" ".join(words[start:]), page=number)
 
 
-def _opens(paragraph: str, entry: OutlineEntry) -> str | None:
-    """The paragraph after the bookmark's title when it opens with it, else None."""
-    title, key = heading_key(entry.title), heading_key(paragraph)
-    if not key.startswith(title) or key[len(title) : len(title) + 1].isalnum():
-        return None
-    words = len(entry.title.split())
-    return " ".join(paragraph.split()[words:])
+def _printed_at(paragraphs: list[tuple[str, bool]], entry: OutlineEntry) -> tuple[int, int] | None:
+    """(paragraph, word) where the page's prose prints the bookmark's title: the last paragraph
+    opening with it (case and spacing aside), else the last place inside a paragraph that
+    prints it with its own capitals (a chapter's first page lists its sections before their
+    headings; prose may name a section in lower case)."""
+    title = entry.title.split()
+    keys = [heading_key(word) for word in title]
+    opening = inside = None
+    for index, (paragraph, code) in enumerate(paragraphs):
+        words = [] if code else paragraph.split()
+        if [heading_key(word) for word in words[: len(title)]] == keys:
+            opening = (index, 0)
+        for at in range(1, len(words) - len(title) + 1):
+            if words[at : at + len(title)] == title:
+                inside = (index, at)
+    return (opening or inside) if title else None
 
 
 def _unlock(reader: PdfReader) -> None:

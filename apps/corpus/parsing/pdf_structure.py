@@ -1,4 +1,5 @@
-"""A PDF's own structure: its title and its outline (bookmarks) as headings.
+"""A PDF's own structure: its title and its outline (bookmarks) as headings; without an
+outline, the lines printed larger than the body (printed_headings) stand for its bookmarks.
 
 The title comes from the metadata when it reads as a title, else from the first outline
 entry, else from the largest text on the first page; never from binary or body text, so a
@@ -13,9 +14,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pypdf import PdfReader
+from pypdf import PageObject, PdfReader
 
 from .blocks import collapse_whitespace
+from .printed_headings import sized_headings
 
 # Generators such as ReportLab write "untitled" when no title was given.
 PLACEHOLDER_TITLES = frozenset({"untitled", "untitled document", "document", "microsoft word"})
@@ -80,18 +82,28 @@ def _walk(reader: PdfReader, items: Sequence[Any], *, level: int) -> Iterator[Ou
 def _largest_first_page_text(reader: PdfReader) -> str | None:
     if not reader.pages:
         return None
-    pieces: list[tuple[float, str]] = []
+    try:
+        _, runs = sized_text(reader.pages[0])
+    except Exception:
+        return None
+    return _title_from_sizes(runs)
+
+
+def sized_text(page: PageObject) -> tuple[str, list[tuple[float, str]]]:
+    """The page's text, and its runs of text with the size each is printed in."""
+    runs: list[tuple[float, str]] = []
 
     def visit(text: str, cm: Any, tm: Any, font: Any, size: float) -> None:
         scale = abs(float(tm[3]) or 1.0) * abs(float(cm[3]) or 1.0)
         if text.strip():
-            pieces.append((round(float(size or 0) * scale, 1), text))
+            runs.append((round(float(size or 0) * scale, 1), text))
 
-    try:
-        reader.pages[0].extract_text(visitor_text=visit)
-    except Exception:
-        return None
-    return _title_from_sizes(pieces)
+    return page.extract_text(visitor_text=visit) or "", runs
+
+
+def sized_bookmarks(runs: Sequence[tuple[float, str]], *, page: int) -> list[OutlineEntry]:
+    """A page's headings told by their size, as its bookmarks: for a PDF without an outline."""
+    return [OutlineEntry(h.level, h.title, page) for h in sized_headings(runs)]
 
 
 def _title_from_sizes(pieces: Sequence[tuple[float, str]]) -> str | None:

@@ -53,11 +53,17 @@ class ScannedPages:
             return
         for level, heading in headings:
             collector.heading(level, heading)
-        # The same joiner as a PDF's text layer, so a scan is cut into its original's blocks.
+        # The same joiner as a PDF's text layer, so a scan is cut into its original's blocks;
+        # a heading OCR saw (a block of its own) heads the blocks after it, as in its original.
+        printed = dict(page.headings)
         for paragraph, code in page_blocks(page.text):
-            collector.add_paragraph(
-                paragraph, code=code, page=number, ocr_confidence=page.confidence
-            )
+            mark = None if code else printed.get(paragraph)
+            if mark is not None:
+                collector.heading(mark.level, mark.title)
+            else:
+                collector.add_paragraph(
+                    paragraph, code=code, page=number, ocr_confidence=page.confidence
+                )
 
 
 class PdfScans(ScannedPages):
