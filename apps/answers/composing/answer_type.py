@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable, Iterable
 from enum import StrEnum
 
+from apps.answers.composing.measures import asked_measure, states_measure
 from apps.answers.composing.terms import content_terms, word_set
 from apps.corpus.text import normalise_text, words
 
@@ -351,9 +352,12 @@ def states_kind(text: str, kind: AnswerKind, *, query: str, step: bool = False) 
 
 
 def stated_answer(query: str) -> Callable[[str], bool] | None:
-    """How to tell a sentence that states what the question asks for: the asked kind's test
-    for a value or a date, a stated default for any question about one ("is compression on
+    """How to tell a sentence that states what the question asks for: the asked measure's
+    test (a duration, a size ...), the asked kind's test for a value or a date, a stated default for any question about one ("is compression on
     by default?"); None when the question asks for neither."""
+    measure = asked_measure(query)
+    if measure is not None:  # "how long": a duration, not any number (measures.py)
+        return lambda text: states_measure(text, measure, query=query)
     kind = answer_kind(query)
     if kind is AnswerKind.VALUE or kind is AnswerKind.DATE:
         asked = kind

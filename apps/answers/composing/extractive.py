@@ -58,7 +58,6 @@ from django.conf import settings
 from apps.answers.composing.answer_type import (
     TYPE_TERMS,
     asks_for_quantity,
-    quantity_unstated,
     stated_answer,
     states_quantity,
     typed_match,
@@ -72,7 +71,6 @@ from apps.answers.composing.candidates import Evidence, Scored, Sentence, Vector
 from apps.answers.composing.chain import Chain, chain_compose
 from apps.answers.composing.code import asks_for_code, asks_what_it_does, code_pieces
 from apps.answers.composing.comparison import side_cells, undescribed_side
-from apps.answers.composing.identifiers import unmentioned_identifiers
 from apps.answers.composing.layout import (
     closest_titles,
     procedure_pieces,
@@ -81,7 +79,9 @@ from apps.answers.composing.layout import (
     side_undescribed,
     table_pieces,
 )
+from apps.answers.composing.measures import asked_measure, states_measure
 from apps.answers.composing.parts import missing_parts_text, unanswered_parts
+from apps.answers.composing.refusals import content_refusal
 from apps.answers.composing.sentences import (
     cosines,
     embedded_text,
@@ -267,16 +267,9 @@ class ExtractiveComposer:
         answerable = answerability_score(signals.as_mapping())
         if answerable < self._min_answerability:
             return f"answerability {answerable:.2f} below {self._min_answerability:.2f}"
-        if quantity_unstated(query, (s.sentence.text for s in evidence.chosen)):
-            return "asks for a number, none stated"
-        passages = (  # a name in a title, a heading or a file name is mentioned too
-            f"{c.chunk.title}\n{c.chunk.heading}\n{c.chunk.filename}\n{c.text}"
-            for c in context.chunks
+        return content_refusal(
+            query, evidence, context, refuse_unmentioned=self._refuse_unmentioned
         )
-        unmentioned = unmentioned_identifiers(query, passages) if self._refuse_unmentioned else ()
-        if unmentioned:
-            return f"names {', '.join(unmentioned)}, which no passage mentions"
-        return None
 
     async def evidence(
         self, *, query: str, context: ContextWindow, query_vector: Sequence[float] | None = None
@@ -299,13 +292,14 @@ class ExtractiveComposer:
         matrix = await self._vectors.passages(texts)
         similarities = cosines(await self._query_vector(query, query_vector), matrix)
         embedded = {i: (float(similarities[k]), matrix[k]) for k, i in enumerate(embed_ids)}
-        wants_quantity = asks_for_quantity(query)
+        wants_quantity, measure = asks_for_quantity(query), asked_measure(query)
         scored = tuple(
             self._score(
                 s,
                 overlaps[i],
                 embedded.get(i),
-                quantity=wants_quantity and states_quantity(s.text, query=query),
+                quantity=(wants_quantity and states_quantity(s.text, query=query))
+                or (measure is not None and states_measure(s.text, measure, query=query)),
             )
             for i, s in enumerate(candidates)
         )
