@@ -71,6 +71,7 @@ from apps.answers.composing.candidates import Evidence, Scored, Sentence, Vector
 from apps.answers.composing.chain import Chain, chain_compose
 from apps.answers.composing.code import asks_for_code, asks_what_it_does, code_pieces
 from apps.answers.composing.comparison import side_cells, undescribed_side
+from apps.answers.composing.front_matter import asks_about_document, is_front_matter
 from apps.answers.composing.layout import (
     closest_titles,
     procedure_pieces,
@@ -276,6 +277,8 @@ class ExtractiveComposer:
     ) -> Evidence:
         """`query_vector`: the query's embedding made earlier (retrieval's), else made here."""
         candidates = sentence_candidates(context, max_chunks=self._max_chunks)
+        if not asks_about_document(query):  # a banner or a licence answers nothing else
+            candidates = [s for s in candidates if not is_front_matter(s.text)]
         if not candidates:
             return Evidence((), (), 0.0)
         query_terms = content_terms(query)
