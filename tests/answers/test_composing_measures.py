@@ -56,12 +56,22 @@ def test_questions_that_ask_for_no_measure(query: str) -> None:
         ("The protocol version is 0.2.", Measure.DURATION, "How long does it wait?", False),
         ("Use a disc of at least 650 MB.", Measure.SIZE, "How big must the disc be?", True),
         ("Use a large disc.", Measure.SIZE, "How big must the disc be?", False),
-        ("The job runs at 6:25 every morning.", Measure.TIME_OF_DAY, "What time does it run?", True),
+        (
+            "The job runs at 6:25 every morning.",
+            Measure.TIME_OF_DAY,
+            "What time does it run?",
+            True,
+        ),
         ("The job runs daily.", Measure.TIME_OF_DAY, "At what time of day does it run?", False),
         ("It was added in apt 1.1.", Measure.RELEASE, "Which apt version added it?", True),
         # a version the question already holds is not an answer
         ("Sudo 1.9.13 fixes two bugs.", Measure.RELEASE, "When was sudo 1.9.13 released?", False),
-        ("Sudo 1.9.13 came out in February 2023.", Measure.RELEASE, "When was 1.9.13 released?", True),
+        (
+            "Sudo 1.9.13 came out in February 2023.",
+            Measure.RELEASE,
+            "When was 1.9.13 released?",
+            True,
+        ),
         ("جلسه پس از ۱۵ دقیقه بسته می‌شود.", Measure.DURATION, "چه مدت باز است؟", True),
     ],
 )
