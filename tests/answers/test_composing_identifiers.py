@@ -31,6 +31,9 @@ SSH_CONFIG = (
         ("What does JSON-RPC 2.0 look like in apt hooks?", ()),
         ("How do I hop through a bastion host with ssh?", ()),
         ("Which NFL team won in 1998?", ()),
+        ("how do I run a cron job once at boot with @reboot?", ("@reboot",)),
+        ("what is -P in rsync, and does --delete-after wait?", ("-P", "--delete-after")),
+        ("Does 5'-nucleotidase or (H2A)-histone bind JSON-RPC peers?", ("H2A",)),
     ],
 )
 def test_only_identifier_shaped_words_count(question: str, names: tuple[str, ...]) -> None:
@@ -72,3 +75,27 @@ async def test_the_rule_can_be_turned_off() -> None:
     )
 
     assert not any(isinstance(e, Refusal) and "no passage mentions" in e.reason for e in events)
+
+
+CRONTAB = (
+    "crontab(5)",
+    "Instead of the first five fields, one of eight special strings may appear: @yearly, "
+    "@monthly, @weekly, @daily and @hourly run the command once a year, month, week, day or "
+    "hour.",
+)
+
+
+async def test_a_question_naming_a_nickname_no_passage_mentions_is_refused() -> None:
+    asked_reboot = await run(
+        composer(min_evidence=0.0),
+        ask("how do I run a cron job at boot with @reboot?", window(CRONTAB)),
+    )
+    asked_daily = await run(
+        composer(min_evidence=0.0),
+        ask("how do I run a cron job daily with @daily?", window(CRONTAB)),
+    )
+
+    refusal = asked_reboot[-1]
+    assert isinstance(refusal, Refusal)
+    assert refusal.reason == "names @reboot, which no passage mentions"
+    assert not any(isinstance(e, Refusal) for e in asked_daily)

@@ -6,7 +6,8 @@ of the context mentions that name, the passages are about its neighbours and can
 the keyword leg would have brought in a passage holding so rare a term if the documents had
 one. Only identifier-shaped words count, never plain words ("clutter", "bastion") a reader
 may phrase differently from the documents: inner capitals, letters mixed with digits, or an
-underscore. Words in capitals alone ("NFL", "TOTP") are left out, as are numbers with a unit
+underscore, and names written as code: a command-line option (`--delete`, `-P`) or a crontab
+nickname (`@reboot`). Words in capitals alone ("NFL", "TOTP") are left out, as are numbers with a unit
 ("40mg", "2FA"): a document often spells an acronym out, or writes "40 mg".
 
 Measured on the real-documents dev set (docs/benchmarks.md): it refused unanswerable
@@ -33,10 +34,20 @@ def is_identifier(word: str) -> bool:
     return bool(_LETTER.search(word) and _DIGIT.search(word) and not _QUANTITY.fullmatch(word))
 
 
+# Written as code: a command-line option ("--delete", "-P"), a crontab nickname or a decorator
+# ("@reboot"). Not a file name ("rsyncd.conf"): a passage on one of its entries need not
+# repeat the name of the file it is in.
+_CODE_NAME = re.compile(
+    r"(?:^|(?<=[\s(\[\"`]))(?:--?[A-Za-z][\w-]*[A-Za-z0-9]|-[A-Za-z]|@[A-Za-z]\w+)(?![\w-])"
+)
+
+
 def question_identifiers(query: str) -> tuple[str, ...]:
-    """The identifier-shaped words of the question, split at hyphens and slashes."""
+    """The identifier-shaped words of the question (split at hyphens and slashes) and the
+    names it writes as code."""
     words = (part for token in _WORD.findall(query) for part in re.split(r"[-/]", token))
-    return tuple(dict.fromkeys(word for word in words if word and is_identifier(word)))
+    shaped = [word for word in words if word and is_identifier(word)]
+    return tuple(dict.fromkeys([*_CODE_NAME.findall(query), *shaped]))
 
 
 def unmentioned_identifiers(query: str, passages: Iterable[str]) -> tuple[str, ...]:
