@@ -7,8 +7,8 @@ the keyword leg would have brought in a passage holding so rare a term if the do
 one. Only identifier-shaped words count, never plain words ("clutter", "bastion") a reader
 may phrase differently from the documents: inner capitals, letters mixed with digits, or an
 underscore, and names written as code: a command-line option (`--delete`, `-P`) or a crontab
-nickname (`@reboot`). Words in capitals alone ("NFL", "TOTP") are left out, as are numbers with a unit
-("40mg", "2FA"): a document often spells an acronym out, or writes "40 mg".
+nickname (`@reboot`). Words in capitals alone ("NFL", "TOTP") are left out, as are numbers
+with a unit ("40mg", "2FA"): a document often spells an acronym out, or writes "40 mg".
 
 Measured on the real-documents dev set (docs/benchmarks.md): it refused unanswerable
 questions the evidence did not, and no answerable one.
