@@ -15,11 +15,17 @@ import re
 # A manual page's header: "LOGROTATE(8) System Administrator's Manual LOGROTATE(8)", the
 # name and section printed again at both ends of the line.
 _BANNER = re.compile(r"^\s*([A-Z][A-Z0-9_.+-]*)\(\d\w*\)\s.*?\b\1\(\d\w*\)", re.DOTALL)
+# A notice, not prose about copyright ("the copyright of the song passed to his label", "from
+# the play (Copyright 1931, ...)"): a notice opening the sentence or a sign after "Copyright",
+# a licence named after "licensed under".
 _NOTICE = re.compile(
-    r"\bcopyright\b|©|\(c\)\s+\d{4}|\ball\s+rights\s+reserved\b|\bcreative\s+commons\b"
-    r"|\bgnu\s+(?:general|lesser|free\s+documentation)\b|\bfree\s+software;?\s+you\s+can\b"
-    r"|\blicen[cs]ed\s+under\b|\blicen[cs]e\s+notice\b|\bwithout\s+any\s+warranty\b"
-    r"|(?:^|\s)(?:حق\s+نشر|کپی\s*رایت|تحت\s+مجوز)(?=\s|$)",
+    r"(?:^|[-–—]\s*)copyright\s+(?:©|\(c\)|\d{4})|\bcopyright\s+(?:©|\(c\))|©\s*\d{4}"
+    r"|\ball\s+rights\s+reserved\b"
+    r"|\blicen[cs]ed\s+under\s+(?:the\s+)?(?:terms\s+of\s+the\s+)?(?:gnu|gpl|lgpl|creative"
+    r"|cc\b|mit\b|bsd\b|apache|mozilla|open\s+publication)"
+    r"|\bgnu\s+(?:general|lesser|free\s+documentation)\s+(?:public\s+)?licen[cs]e\b"
+    r"|\bfree\s+software;?\s+you\s+can\s+redistribute\b|\blicen[cs]e\s+notice\b"
+    r"|\bwithout\s+any\s+warranty\b",
     re.IGNORECASE,
 )
 _ASKS_ABOUT_DOCUMENT = re.compile(
