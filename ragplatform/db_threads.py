@@ -96,3 +96,9 @@ def db_threads_detached() -> Iterator[None]:
         yield
     finally:
         _detached.reset(token)
+
+
+def db_threads_in_use() -> bool:
+    """Whether `db_call` here runs on the database threads (inside `db_threads_detached`)
+    rather than on a caller's thread, whose connection and transaction it would share."""
+    return _detached.get()
