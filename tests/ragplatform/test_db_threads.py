@@ -136,4 +136,6 @@ async def test_a_detached_call_holds_no_connection_after_it_even_when_it_fails()
         with pytest.raises(RuntimeError, match="broke"):
             await db_call(broken)()
         # Whichever thread the failed call used, it kept no connection.
-        assert not any(await asyncio.gather(*(db_call(held)() for _ in range(settings.RAG_DB_THREADS))))
+        assert not any(
+            await asyncio.gather(*(db_call(held)() for _ in range(settings.RAG_DB_THREADS)))
+        )
