@@ -66,7 +66,8 @@ def _on_db_threads(call: Callable[_P, _R], *, lane: Lane) -> Callable[_P, Awaita
     # checks) was a tenth of an answering process's CPU under load. Shielded, as
     # `sync_to_async` is: a caller that is cancelled does not drop a call already handed over.
     async def awaited(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        run = functools.partial(contextvars.copy_context().run, _connected, call, *args, **kwargs)
+        bound = functools.partial(_connected, call, *args, **kwargs)
+        run = functools.partial(contextvars.copy_context().run, bound)
         return await asyncio.shield(
             asyncio.get_running_loop().run_in_executor(db_threads(lane), run)
         )
@@ -74,7 +75,7 @@ def _on_db_threads(call: Callable[_P, _R], *, lane: Lane) -> Callable[_P, Awaita
     return awaited
 
 
-def _connected(call: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
+def _connected(call: Callable[_P, _R], /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
     """`call` on this thread, which holds no connection before or after it."""
     if connection.connection is not None:
         # Only a connection kept between calls (DATABASE_CONN_MAX_AGE) can have gone bad
