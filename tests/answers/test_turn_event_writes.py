@@ -1,5 +1,5 @@
 """Events written several at a time: one statement stores the events that are ready together
-and announces each, in order; a follower, live or resuming, gets every event exactly once
+(of one turn, or of several detached turns at once) and announces each, in order; a follower, live or resuming, gets every event exactly once
 (real PostgreSQL, real LISTEN/NOTIFY)."""
 
 from __future__ import annotations
@@ -20,10 +20,13 @@ from apps.answers.models import Conversation, Turn, TurnEvent
 from apps.answers.routing.types import TurnAction
 from apps.answers.turn.follow import turn_follow
 from apps.answers.turn.notices import TURN_CHANNEL, notice_parse
-from apps.answers.turn.outcomes import TurnFinished
-from apps.answers.turn.recorder import TurnRecorder
+from apps.answers.turn.outcomes import TurnFailed, TurnFinished
+from apps.answers.turn.recorder import TurnEndedElsewhere, TurnRecorder
 from apps.answers.turn.selectors import turn_events_since
-from apps.answers.turn.services import turn_events_append, turn_start
+from apps.answers.turn.services import turn_end, turn_events_append, turn_start
+from apps.answers.turn.writer import turn_events_write
+from ragplatform.db_threads import db_threads_detached
+from ragplatform.errors import FailureCode
 from tests.answers.fakes import ScriptedComposer, handbook_load, providers_fake, turn_collected
 from tests.conftest import CountingEmbedder
 
@@ -167,3 +170,83 @@ async def test_followers_live_and_resuming_inside_a_write_get_each_event_once(
     resumed: list[Envelope] = []
     await follow(resumed, 2)
     assert resumed == stored[2:]
+
+
+async def test_writes_of_detached_turns_ready_together_share_one_statement(
+    listening: psycopg.Connection[Any],
+) -> None:
+    turns = [await sync_to_async(_turn)() for _ in range(3)]
+    writes = [[_token(t, 1), _token(t, 2)] for t in turns]
+
+    with db_threads_detached():
+        await asyncio.gather(
+            *(
+                turn_events_write(turn_id=t.pk, envelopes=w)
+                for t, w in zip(turns, writes, strict=True)
+            )
+        )
+
+    stored = await sync_to_async(lambda: list(TurnEvent.objects.values_list("created_at")))()
+    assert len(stored) == 6 and len(set(stored)) == 1  # one statement's time
+    heard = await asyncio.to_thread(_heard, listening)
+    assert heard == [e for w in writes for e in w]  # each turn's events in their order
+    for turn, written in zip(turns, writes, strict=True):
+        assert await sync_to_async(turn_events_since)(turn_id=turn.pk) == written
+
+
+async def test_a_refused_turn_keeps_its_events_out_of_the_others_write(
+    listening: psycopg.Connection[Any],
+) -> None:
+    taken, first, second = [await sync_to_async(_turn)() for _ in range(3)]
+    await sync_to_async(turn_events_append)(turn_id=taken.pk, envelopes=[_token(taken, 1)])
+    await asyncio.to_thread(_heard, listening)
+
+    with db_threads_detached():
+        results = await asyncio.gather(
+            turn_events_write(turn_id=first.pk, envelopes=[_token(first, 1)]),
+            turn_events_write(turn_id=taken.pk, envelopes=[_token(taken, 1, "again")]),
+            turn_events_write(turn_id=taken.pk, envelopes=[_token(taken, 2)]),
+            turn_events_write(turn_id=second.pk, envelopes=[_token(second, 1)]),
+            return_exceptions=True,
+        )
+
+    assert results[0] is None and results[3] is None
+    # The refused write, and the turn's write after it, which would follow a gap.
+    assert isinstance(results[1], IntegrityError) and isinstance(results[2], IntegrityError)
+    heard = await asyncio.to_thread(_heard, listening)
+    assert [(e["turn"], e["seq"]) for e in heard] == [(first.pk, 1), (second.pk, 1)]
+    assert [e["seq"] for e in await sync_to_async(turn_events_since)(turn_id=taken.pk)] == [1]
+
+
+async def test_a_turn_ended_elsewhere_is_told_so_when_its_write_is_shared() -> None:
+    ended, running = await sync_to_async(_turn)(), await sync_to_async(_turn)()
+    # Interrupted elsewhere (its lease lapsed) before this process wrote its first event.
+    failed = TurnFailed(code=FailureCode.INTERRUPTED, message="interrupted")
+    await sync_to_async(turn_end)(turn_id=ended.pk, seq=1, outcome=failed)
+    late, alive = TurnRecorder(ended.pk), TurnRecorder(running.pk)
+
+    with db_threads_detached():
+        results = await asyncio.gather(
+            late.emit(EventType.TOKEN, {"text": "late "}),
+            alive.emit(EventType.TOKEN, {"text": "on time "}),
+            return_exceptions=True,
+        )
+
+    assert isinstance(results[0], TurnEndedElsewhere)
+    assert late.terminal is not None and late.terminal["type"] == "failed"
+    assert [results[1]] == await sync_to_async(turn_events_since)(turn_id=running.pk)
+
+
+async def test_a_shared_write_is_made_though_its_turn_stopped_waiting() -> None:
+    turn = await sync_to_async(_turn)()
+    with db_threads_detached():
+        write = asyncio.ensure_future(
+            turn_events_write(turn_id=turn.pk, envelopes=[_token(turn, 1)])
+        )
+        await asyncio.sleep(0)  # handed over
+        write.cancel()
+        for _ in range(50):
+            if await sync_to_async(turn_events_since)(turn_id=turn.pk):
+                break
+            await asyncio.sleep(0.05)
+    assert [e["seq"] for e in await sync_to_async(turn_events_since)(turn_id=turn.pk)] == [1]

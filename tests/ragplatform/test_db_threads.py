@@ -4,6 +4,7 @@ on a bounded set of pooled connections that every call gives back."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
 
 import pytest
@@ -90,3 +91,51 @@ def test_searches_have_threads_of_their_own() -> None:
 
     answers, search = async_to_sync(names)()
     assert answers.startswith("db-answers") and search.startswith("db-search")
+
+
+async def test_a_cancelled_caller_does_not_drop_a_call_still_waiting_for_a_thread() -> None:
+    # Every thread of the lane busy: the call waits in the queue when its caller is cancelled.
+    release, ran = threading.Event(), threading.Event()
+    with db_threads_detached():
+        busy = [db_call(release.wait)(5) for _ in range(settings.RAG_DB_THREADS)]
+        blockers = asyncio.gather(*busy)
+        waiting = asyncio.ensure_future(db_call(ran.set)())
+        await asyncio.sleep(0.05)
+        waiting.cancel()
+        await asyncio.sleep(0.05)  # the cancel has reached the queued call, if it can
+        release.set()
+        await blockers
+        await asyncio.to_thread(ran.wait, 5)
+    assert ran.is_set()  # a write handed to the threads is made, whoever stopped waiting
+
+
+_seen: contextvars.ContextVar[str] = contextvars.ContextVar("seen", default="")
+
+
+async def test_a_detached_call_sees_its_callers_context_and_changes_none_of_it() -> None:
+    def read_and_set() -> str:
+        value = _seen.get()
+        _seen.set("set in the call")
+        return value
+
+    _seen.set("the caller's")
+    with db_threads_detached():
+        assert await db_call(read_and_set)() == "the caller's"
+    assert _seen.get() == "the caller's"
+
+
+async def test_a_detached_call_holds_no_connection_after_it_even_when_it_fails() -> None:
+    def held() -> bool:
+        return connection.connection is not None
+
+    def broken() -> None:
+        _backend()
+        raise RuntimeError("broke")
+
+    with db_threads_detached():
+        with pytest.raises(RuntimeError, match="broke"):
+            await db_call(broken)()
+        # Whichever thread the failed call used, it kept no connection.
+        assert not any(
+            await asyncio.gather(*(db_call(held)() for _ in range(settings.RAG_DB_THREADS)))
+        )

@@ -18,7 +18,7 @@ from typing import Any
 import psycopg
 from django.db import connections
 
-from apps.answers.turn.notices import TURN_CHANNEL, Notice, notice_parse
+from apps.answers.turn.notices import TURN_CHANNEL, Notice, notice_parse, notice_turn
 from ragplatform.db_threads import db_call
 
 logger = logging.getLogger(__name__)
@@ -67,8 +67,11 @@ class Subscription:
         self._queue.put_nowait(item)
 
     async def next(self, *, timeout: float) -> Notice | Signal:
+        # A deadline on this task, not `wait_for`'s task and future around the queue's get:
+        # this runs once per event per follower.
         try:
-            return await asyncio.wait_for(self._queue.get(), timeout=max(timeout, 0.0))
+            async with asyncio.timeout(max(timeout, 0.0)):
+                return await self._queue.get()
         except TimeoutError:
             return Signal.TIMEOUT
 
@@ -105,7 +108,10 @@ class _Hub:
                     await conn.execute(f"LISTEN {TURN_CHANNEL}")
                     self.listening.set()
                     async for notify in conn.notifies():
-                        self._dispatch(notice_parse(notify.payload))
+                        # Every process hears every turn's notices: only those of a turn
+                        # followed here are parsed.
+                        if notice_turn(notify.payload) in self.subscriptions:
+                            self._dispatch(notice_parse(notify.payload))
             except (psycopg.Error, OSError):
                 logger.warning("Lost the turn notice connection; reconnecting", exc_info=True)
             self.listening.set()  # waiting subscribers go on with the store

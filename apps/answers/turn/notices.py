@@ -10,6 +10,7 @@ request is announced on the same channel, so the answering process hears it at o
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 
 from apps.answers.events import Envelope
@@ -47,6 +48,17 @@ def event_encode(envelope: Envelope) -> EncodedEvent:
 
 def notice_of_cancel(turn_id: int) -> str:
     return json.dumps({"turn": turn_id, "cancel": True})
+
+
+# The turn a notice is about, read without decoding it: the first "turn" key of every notice
+# this code sends comes before any event data (`event_encode`, `notice_of_cancel`).
+_TURN = re.compile(r'"turn": ?(\d+)[,}]')
+
+
+def notice_turn(payload: str) -> int | None:
+    """The turn `payload` names, if it looks like a notice of ours (`notice_parse` decides)."""
+    found = _TURN.search(payload, 0, 64)
+    return int(found.group(1)) if found else None
 
 
 def notice_parse(payload: str) -> Notice | None:

@@ -14,6 +14,7 @@ from apps.answers.providers.usage import UsageMeter
 from apps.answers.turn.outcomes import TurnFailed, TurnOutcome, TurnUsage
 from apps.answers.turn.selectors import turn_events_since
 from apps.answers.turn.services import turn_end, turn_events_append, turn_usage_record
+from apps.answers.turn.writer import turn_events_write
 from ragplatform.db_threads import db_call
 from ragplatform.errors import FailureCode
 
@@ -70,11 +71,15 @@ class TurnRecorder:
         """Number and store events that are ready together (the pieces of one flush) in one
         write: one statement stores and announces them all, in order. `along` is a write of
         the turn's columns that the events report (its classification), made just before
-        them in the same database call."""
+        them in the same database call; without it, the write may share its statement with
+        other turns' (`writer`)."""
         envelopes = self._numbered(events)
         if envelopes:
             try:
-                await db_call(_stored)(turn_id=self.turn_id, envelopes=envelopes, along=along)
+                if along is None:
+                    await turn_events_write(turn_id=self.turn_id, envelopes=envelopes)
+                else:
+                    await db_call(_stored)(turn_id=self.turn_id, envelopes=envelopes, along=along)
             except IntegrityError as refused:
                 await self._ended_elsewhere(refused)
         return envelopes

@@ -18,7 +18,6 @@ from apps.answers.composing.conversational import ConversationalResponder
 from apps.answers.composing.types import ComposeRequest
 from apps.answers.conversations.selectors import conversation_history
 from apps.answers.events import Envelope, EventType
-from apps.answers.models import Turn
 from apps.answers.providers.registry import Providers
 from apps.answers.providers.usage import usage_meter_close, usage_meter_open
 from apps.answers.retrieval.types import ContextWindow, RetrievalResult
@@ -35,7 +34,7 @@ from apps.answers.turn.compose_stream import ComposeOutcome, compose_events
 from apps.answers.turn.outcomes import TurnClassified, TurnFinished
 from apps.answers.turn.recorder import TurnEndedElsewhere, TurnRecorder
 from apps.answers.turn.search_results import search_results_data
-from apps.answers.turn.selectors import turn_get
+from apps.answers.turn.selectors import TurnAsked, turn_asked_get
 from apps.answers.turn.services import FIRST_TURN_INDEX, turn_classified_record
 from apps.answers.turn.speculation import Speculation, speculate
 from apps.answers.turn.state import TurnState, retrieval_record, turn_finish
@@ -97,8 +96,8 @@ async def _turn(
         yield envelope
 
 
-def _turn_with_history(turn_id: int) -> tuple[Turn, tuple[HistoryMessage, ...]]:
-    turn = turn_get(turn_id=turn_id)
+def _turn_with_history(turn_id: int) -> tuple[TurnAsked, tuple[HistoryMessage, ...]]:
+    turn = turn_asked_get(turn_id=turn_id)
     if turn.index == FIRST_TURN_INDEX:  # a new conversation: nothing before it
         return turn, ()
     return turn, conversation_history(conversation_id=turn.conversation_id, before_index=turn.index)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from django.db.models import Q
+from dataclasses import dataclass
+from uuid import UUID
 
-from apps.answers.conversations.selectors import owned_one
+from django.db.models import Q, QuerySet
+
+from apps.answers.conversations.selectors import NotFound, owned_one
 from apps.answers.events import TERMINAL_EVENTS, Envelope
 from apps.answers.models import Turn, TurnEvent
 
@@ -12,10 +15,7 @@ from apps.answers.models import Turn, TurnEvent
 def turn_events_since(*, turn_id: int, last_seq: int = 0) -> list[Envelope]:
     """The events a client has not seen yet (seq > last_seq), in order."""
     events = TurnEvent.objects.filter(turn_id=turn_id, seq__gt=last_seq).order_by("seq")
-    return [
-        Envelope(seq=e.seq, turn=turn_id, type=e.type, data=e.data)
-        for e in events.only("seq", "type", "data")
-    ]
+    return _envelopes(turn_id, events)
 
 
 def turn_events_resumed(*, turn_id: int, last_seq: int) -> list[Envelope]:
@@ -26,11 +26,35 @@ def turn_events_resumed(*, turn_id: int, last_seq: int) -> list[Envelope]:
         TurnEvent.objects.filter(turn_id=turn_id)
         .filter(Q(seq__gt=last_seq) | Q(type__in=TERMINAL_EVENTS))
         .order_by("seq")
-        .only("seq", "type", "data")
     )
-    events = [Envelope(seq=e.seq, turn=turn_id, type=e.type, data=e.data) for e in stored]
+    events = _envelopes(turn_id, stored)
     after = [e for e in events if e["seq"] > last_seq]
     return after or events
+
+
+def _envelopes(turn_id: int, events: QuerySet[TurnEvent]) -> list[Envelope]:
+    # Columns, not model instances: a follower reads these on every resume and every gap.
+    rows = events.values_list("seq", "type", "data")
+    return [Envelope(seq=seq, turn=turn_id, type=type_, data=data) for seq, type_, data in rows]
+
+
+@dataclass(frozen=True)
+class TurnAsked:
+    """What the process about to answer a turn reads of it."""
+
+    question: str
+    conversation_id: UUID
+    index: int
+
+
+def turn_asked_get(*, turn_id: int) -> TurnAsked:
+    """The turn's question and its place in its conversation: three columns, not the row and
+    its conversation (NotFound if it is gone)."""
+    found = Turn.objects.filter(pk=turn_id).values_list("question", "conversation_id", "index")
+    row = found.first()
+    if row is None:
+        raise NotFound("No such turn")
+    return TurnAsked(*row)
 
 
 def turn_get(*, turn_id: int, user_id: int | None = None) -> Turn:

@@ -172,8 +172,8 @@ def turn_retrieval_record(
 _APPEND = f"""
     WITH stored AS (
         INSERT INTO {TurnEvent._meta.db_table} (turn_id, seq, type, data, created_at)
-        SELECT %s, e.seq, e.type, e.data, statement_timestamp()
-        FROM jsonb_to_recordset(%s::jsonb) AS e (seq integer, type text, data jsonb)
+        SELECT e.turn, e.seq, e.type, e.data, statement_timestamp()
+        FROM jsonb_to_recordset(%s::jsonb) AS e (turn integer, seq integer, type text, data jsonb)
         RETURNING seq
     )
     SELECT pg_notify(%s, n.notice)
@@ -188,20 +188,25 @@ def turn_events_append(*, turn_id: int, envelopes: Sequence[Envelope]) -> None:
     followers hear of them exactly when they are committed (inside `turn_end`'s transaction,
     with the turn's end), in order. Each event's data is encoded once, for its row and its
     notice. A number already taken refuses the whole write (IntegrityError)."""
-    if not envelopes:
-        return
     if any(e["turn"] != turn_id for e in envelopes):
         raise ValueError(f"every event of one write belongs to turn {turn_id}")
+    turns_events_append(envelopes=envelopes)
+
+
+def turns_events_append(*, envelopes: Sequence[Envelope]) -> None:
+    """`turn_events_append` for the events of several turns at once (`turn.writer`): one
+    statement, each turn's events announced in their order. A number already taken by any
+    of them refuses them all."""
+    if not envelopes:
+        return
     encoded = [event_encode(e) for e in envelopes]
     rows = ",".join(
-        f'{{"seq":{int(e["seq"])},"type":{json.dumps(e["type"])},"data":{c.data}}}'
+        f'{{"turn":{int(e["turn"])},"seq":{int(e["seq"])},"type":{json.dumps(e["type"])},'
+        f'"data":{c.data}}}'
         for e, c in zip(envelopes, encoded, strict=True)
     )
     with connection.cursor() as cursor:
-        cursor.execute(
-            _APPEND,
-            [turn_id, f"[{rows}]", TURN_CHANNEL, "\n".join(c.notice for c in encoded)],
-        )
+        cursor.execute(_APPEND, [f"[{rows}]", TURN_CHANNEL, "\n".join(c.notice for c in encoded)])
 
 
 def turn_usage_record(*, turn_id: int, usage: TurnUsage) -> None:

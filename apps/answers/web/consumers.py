@@ -264,9 +264,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def _send_loop(self) -> None:
         while True:
             try:
-                message = await asyncio.wait_for(
-                    self.outbox.get(), timeout=settings.RAG_KEEPALIVE_S
-                )
+                async with asyncio.timeout(settings.RAG_KEEPALIVE_S):  # no task per message
+                    message = await self.outbox.get()
             except TimeoutError:
                 message = _PING  # idle: tell the client (and any proxy) the socket is alive
             await self.send_json(message)
