@@ -32,6 +32,8 @@ SSH_CONFIG = (
         ("How do I hop through a bastion host with ssh?", ()),
         ("Which NFL team won in 1998?", ()),
         ("how do I run a cron job once at boot with @reboot?", ("@reboot",)),
+        # a file's entries are described without the file's name: never a name to look for
+        ("what's the default for max connections in rsyncd.conf", ()),
         ("what is -P in rsync, and does --delete-after wait?", ("-P", "--delete-after")),
         ("Does 5'-nucleotidase or (H2A)-histone bind JSON-RPC peers?", ("H2A",)),
     ],
