@@ -353,8 +353,9 @@ def states_kind(text: str, kind: AnswerKind, *, query: str, step: bool = False) 
 
 def stated_answer(query: str) -> Callable[[str], bool] | None:
     """How to tell a sentence that states what the question asks for: the asked measure's
-    test (a duration, a size ...), the asked kind's test for a value or a date, a stated default for any question about one ("is compression on
-    by default?"); None when the question asks for neither."""
+    test (a duration, a size ...), the asked kind's test for a value or a date, a stated
+    default for any question about one ("is compression on by default?"); None when the
+    question asks for none of these."""
     measure = asked_measure(query)
     if measure is not None:  # "how long": a duration, not any number (measures.py)
         return lambda text: states_measure(text, measure, query=query)
