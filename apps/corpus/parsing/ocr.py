@@ -24,6 +24,7 @@ from PIL import Image
 
 from .blocks import collapse_whitespace
 from .ocr_latin import latin_restored
+from .ocr_marks import line_mended
 from .ocr_words import OcrWord, TesseractTimeout, line_text, rtl_reading_order, tesseract_words
 from .printed_headings import PrintedHeading, printed_headings
 
@@ -54,10 +55,6 @@ MIN_PAGE_CONFIDENCE = 40.0
 MIN_PAGE_LETTERS = 3
 PDFTOPPM = "pdftoppm"
 _SCRIPT = re.compile(r"Script:\s*(\w+)")
-# Tesseract reads a path's dot as the end of a sentence and sets the name's extension apart
-# ("/etc/nsswitch. conf"): a word of a path, a dot, then a short lower-case word. A sentence
-# after a path opens with a capital.
-_PATH_SPLIT_AT_DOT = re.compile(r"(/[\w./-]*\w\.) (?=[a-z][a-z0-9]{0,7}(?![\w/-]))")
 
 
 @dataclass(frozen=True)
@@ -201,9 +198,7 @@ def _page_from_words(words: list[OcrWord], *, model: str) -> OcrPage:
         text = word.text if word.latin or model != "fas" else _persian_punctuation(word.text)
         lines.setdefault(word.line, []).append(replace(word, text=text))
     texts = {
-        number: _PATH_SPLIT_AT_DOT.sub(
-            r"\1", line_text(rtl_reading_order(line) if model == "fas" else line)
-        )
+        number: line_mended(line_text(rtl_reading_order(line) if model == "fas" else line))
         for number, line in lines.items()
     }
     headings = printed_headings(lines, texts)
