@@ -18,8 +18,8 @@ import re
 _PATH_SPLIT_AT_DOT = re.compile(r"(/[\w./-]*\w\.) (?=[a-z][a-z0-9]{0,7}(?![\w/-]))")
 # A scope's `::` read as two colons apart, inside a name ("Update: :Post-Invoke").
 _SCOPE_SPLIT = re.compile(r"(?<=\w): :(?=[\w<])")
-# A quoted name closed by a star: the opening mark, a name without spaces or with one inner
-# space ("sudo -i"), the star straight after its last letter, digit or bracket. The star of a
+# A quoted name closed by a star: the opening mark, up to 60 characters with no other mark
+# ("sudo -i"), the star straight after its last letter, digit or bracket. The star of a
 # glob ("*.conf", "LC_*") opens or follows no such mark; a `~` before a `/` is a home folder.
 _STAR_CLOSED = re.compile(r"([‘`*]|~(?!/))([^\s‘’`*~][^‘’`*~]{0,60}?[\w)}>\]])\*(?=[\s,.;:)]|$)")
 # A mark read as `~` or `*` before a name that a `’` closes.
